@@ -1,0 +1,67 @@
+// buildApp(config): the whole service as a Fastify instance — services, auth, error envelope, OpenAPI
+// and routes. No side effects at import; tests build as many apps as they like, each on its own data dir.
+import { randomBytes } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { registerAuth } from './http/auth.js';
+import { registerErrorEnvelope } from './http/error-envelope.js';
+import { registerOpenApi } from './http/openapi.js';
+import { loggerOptions, registerRequestLog } from './http/request-log.js';
+import { schemaValidatorCompiler } from './http/validator-compiler.js';
+import auditRoutes from './routes/audit.js';
+import healthRoutes from './routes/health.js';
+import sessionRoutes from './routes/sessions.js';
+import statsRoutes from './routes/stats.js';
+import toolCallRoutes from './routes/tool-calls.js';
+import toolRoutes from './routes/tools.js';
+import { createServices, type ServiceOptions, type Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export interface BuildOptions extends ServiceOptions {
+  /** false silences request logs (tests); default: pino at config.logLevel. */
+  logger?: boolean;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    // Our own onResponse hook writes the one line per request (with session and tool).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.limits.bodyLimitBytes,
+    // Honour a caller's x-request-id when it is sane, so logs join up across services.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given)
+        ? given
+        : `req_${randomBytes(8).toString('hex')}`;
+    },
+  });
+  app.setValidatorCompiler(schemaValidatorCompiler);
+  // Response schemas document the API; serialising with plain JSON means a schema can never silently drop
+  // or coerce a field a client relies on.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  const services = await createServices(config, app.log, options);
+  app.decorate('services', services);
+  app.addHook('onClose', async () => services.close());
+
+  registerErrorEnvelope(app);
+  registerRequestLog(app);
+  registerAuth(app);
+  await registerOpenApi(app, services.registry.categories());
+
+  await app.register(healthRoutes);
+  await app.register(sessionRoutes);
+  await app.register(toolRoutes);
+  await app.register(toolCallRoutes);
+  await app.register(auditRoutes);
+  await app.register(statsRoutes);
+  return app;
+}

@@ -1,0 +1,198 @@
+// Environment and the optional JSON config file → one typed, validated, frozen Config.
+// Nothing else in src/ reads process.env.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+
+const PermissionSchema = Type.Union([
+  Type.Literal('read'),
+  Type.Literal('write'),
+  Type.Literal('execute'),
+  Type.Literal('network'),
+]);
+export type Permission = Static<typeof PermissionSchema>;
+
+export const RateLimitRuleSchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, description: 'Calls allowed per window' }),
+    windowSeconds: Type.Number({ exclusiveMinimum: 0, description: 'Window length in seconds' }),
+  },
+  { additionalProperties: false },
+);
+/** Keys are category names, `tool:<name>` for one tool, or `*` for all calls of a session. */
+export const RateLimitsSchema = Type.Record(
+  Type.String({ minLength: 1, maxLength: 100 }),
+  RateLimitRuleSchema,
+  {
+    description: 'Rate limits by category name, "tool:<name>", or "*" (every call of the session)',
+  },
+);
+export type RateLimits = Static<typeof RateLimitsSchema>;
+
+const ProfileSchema = Type.Object(
+  {
+    permissions: Type.Array(PermissionSchema, { uniqueItems: true }),
+    categories: Type.Optional(Type.Array(Type.String())),
+    excludeTools: Type.Optional(Type.Array(Type.String())),
+    approval: Type.Optional(
+      Type.Array(Type.String(), { description: 'tool or category names needing approval' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ProfileConfig = Static<typeof ProfileSchema>;
+
+const LimitsSchema = Type.Object(
+  {
+    readMaxBytes: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024 }),
+    editMaxBytes: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024 }),
+    writeMaxBytes: Type.Integer({ minimum: 1024, default: 10 * 1024 * 1024 }),
+    outputMaxBytes: Type.Integer({ minimum: 1024, default: 256 * 1024 }),
+    maxEntries: Type.Integer({ minimum: 1, default: 5000 }),
+    toolTimeoutMs: Type.Integer({ minimum: 100, default: 60_000 }),
+    commandTimeoutMs: Type.Integer({ minimum: 100, default: 120_000 }),
+    commandMaxTimeoutMs: Type.Integer({ minimum: 100, default: 600_000 }),
+    bodyLimitBytes: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
+    workspaceMaxBytes: Type.Integer({ minimum: 0, default: 0, description: '0 = no quota' }),
+  },
+  { additionalProperties: false },
+);
+
+const SessionsSchema = Type.Object(
+  {
+    defaultTtlSeconds: Type.Integer({ minimum: 1, default: 24 * 3600 }),
+    maxTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
+    sweepIntervalSeconds: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+  },
+  { additionalProperties: false },
+);
+
+const AuditSchema = Type.Object(
+  { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    profiles: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ProfileSchema)),
+    rateLimits: Type.Optional(RateLimitsSchema),
+    approval: Type.Optional(Type.Array(Type.String())),
+    limits: Type.Optional(Type.Partial(LimitsSchema)),
+    sessions: Type.Optional(Type.Partial(SessionsSchema)),
+    audit: Type.Optional(Type.Partial(AuditSchema)),
+  },
+  { additionalProperties: false },
+);
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+
+export type SandboxMode = 'auto' | 'bwrap' | 'none';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly apiKey: string | undefined;
+  readonly sandbox: SandboxMode;
+  readonly pluginsDir: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly redisUrl: string | undefined;
+  readonly profiles: Readonly<Record<string, ProfileConfig>>;
+  readonly rateLimits: RateLimits;
+  readonly approval: readonly string[];
+  readonly limits: Readonly<Static<typeof LimitsSchema>>;
+  readonly sessions: Readonly<Static<typeof SessionsSchema>>;
+  readonly audit: Readonly<Static<typeof AuditSchema>>;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export const BUILTIN_PROFILES: Record<string, ProfileConfig> = {
+  'read-only': { permissions: ['read'] },
+  'read-write': { permissions: ['read', 'write'] },
+  execute: { permissions: ['read', 'write', 'execute'] },
+  full: { permissions: ['read', 'write', 'execute', 'network'] },
+};
+
+function parseInteger(
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function readConfigFile(file: string): ConfigFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`TOOLGATE_CONFIG: cannot read ${file}: ${(err as Error).message}`);
+  }
+  const check = Compile(ConfigFileSchema);
+  if (!check.Check(parsed)) {
+    const problems = [...check.Errors(parsed)].map((e) => {
+      const extra = (e.params as { additionalProperties?: string[] }).additionalProperties;
+      const where = e.instancePath || '/';
+      return extra
+        ? `${where}: unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')}`
+        : `${where}: ${e.message}`;
+    });
+    throw new ConfigError(`TOOLGATE_CONFIG ${file} is invalid:\n  ${[...new Set(problems)].join('\n  ')}`);
+  }
+  return parsed;
+}
+
+/** Builds the config from an environment (process.env in the server, a plain object in tests). */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const sandbox = (env.TOOLGATE_SANDBOX || 'auto') as SandboxMode;
+  if (!['auto', 'bwrap', 'none'].includes(sandbox)) {
+    throw new ConfigError(`TOOLGATE_SANDBOX must be auto, bwrap or none, got "${env.TOOLGATE_SANDBOX}"`);
+  }
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const file: ConfigFile = env.TOOLGATE_CONFIG ? readConfigFile(env.TOOLGATE_CONFIG) : {};
+  const config: Config = {
+    port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: path.resolve(env.TOOLGATE_DATA_DIR || './data'),
+    apiKey: env.TOOLGATE_API_KEY || undefined,
+    sandbox,
+    pluginsDir: env.TOOLGATE_PLUGINS_DIR ? path.resolve(env.TOOLGATE_PLUGINS_DIR) : undefined,
+    logLevel,
+    redisUrl: env.REDIS_URL || undefined,
+    // The operator may override a built-in profile as well as add new ones.
+    profiles: { ...BUILTIN_PROFILES, ...(file.profiles ?? {}) },
+    rateLimits: file.rateLimits ?? {},
+    approval: file.approval ?? [],
+    limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
+    sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
+    audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

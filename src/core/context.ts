@@ -1,0 +1,44 @@
+// What a tool gets to work with. Tools import nothing from Fastify or routes: everything arrives here.
+import type { Config } from '../config.js';
+import type { Workspace } from '../sandbox/workspace.js';
+import type { WorkspaceManager } from '../sandbox/workspaces.js';
+import type { Db } from '../store/db.js';
+import type { SessionRecord } from '../store/sessions.js';
+
+/** The subset of pino's logger tools may use. */
+export interface ToolLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+/** A piece of output a tool emits while it runs (streamed to SSE clients and the activity stream). */
+export interface OutputChunk {
+  stream: 'stdout' | 'stderr' | 'log';
+  chunk: string;
+}
+
+/** Long-lived services shared by all calls; created in buildApp, released on close. */
+export interface ToolServices {
+  readonly config: Config;
+  readonly db: Db;
+  readonly workspaces: WorkspaceManager;
+}
+
+export interface ToolContext {
+  readonly callId: string;
+  readonly session: SessionRecord;
+  readonly workspace: Workspace;
+  /** Aborted on timeout, client disconnect or shutdown; long work must stop when it fires. */
+  readonly signal: AbortSignal;
+  readonly logger: ToolLogger;
+  readonly limits: Config['limits'];
+  readonly services: ToolServices;
+  emit(chunk: OutputChunk): void;
+}
+
+export interface ToolInitContext {
+  readonly services: ToolServices;
+  readonly logger: ToolLogger;
+}

@@ -1,0 +1,158 @@
+// Every error toolgate reports: a stable SCREAMING_SNAKE code, its type and HTTP status, defined once here.
+// Codes never change once published; add new ones, never rename.
+
+export type ErrorType =
+  | 'validation_error'
+  | 'user_error'
+  | 'permission_error'
+  | 'security_error'
+  | 'rate_limited'
+  | 'timeout'
+  | 'system_error';
+
+interface CodeSpec {
+  readonly status: number;
+  readonly type: ErrorType;
+}
+
+const spec = (status: number, type: ErrorType): CodeSpec => ({ status, type });
+
+export const ERROR_CODES = {
+  // request shape
+  VALIDATION_FAILED: spec(400, 'validation_error'),
+  INVALID_JSON: spec(400, 'validation_error'),
+  INVALID_PATH: spec(400, 'validation_error'),
+  INVALID_REGEX: spec(400, 'validation_error'),
+  NO_CHANGES: spec(400, 'validation_error'),
+  OFFSET_OUT_OF_RANGE: spec(400, 'validation_error'),
+  BAD_REQUEST: spec(400, 'validation_error'),
+  BODY_TOO_LARGE: spec(413, 'validation_error'),
+  UNSUPPORTED_MEDIA_TYPE: spec(415, 'validation_error'),
+  // auth and policy
+  UNAUTHORIZED: spec(401, 'permission_error'),
+  ADMIN_REQUIRED: spec(403, 'permission_error'),
+  PERMISSION_DENIED: spec(403, 'permission_error'),
+  PATH_OUTSIDE_WORKSPACE: spec(403, 'security_error'),
+  RATE_LIMITED: spec(429, 'rate_limited'),
+  // things that do not exist
+  ROUTE_NOT_FOUND: spec(404, 'user_error'),
+  SESSION_NOT_FOUND: spec(404, 'user_error'),
+  TOOL_NOT_FOUND: spec(404, 'user_error'),
+  FILE_NOT_FOUND: spec(404, 'user_error'),
+  NOT_FOUND: spec(404, 'user_error'),
+  METHOD_NOT_ALLOWED: spec(405, 'user_error'),
+  // conflicts and things a tool could not do
+  CONFLICT: spec(409, 'user_error'),
+  ALREADY_EXISTS: spec(409, 'user_error'),
+  FILE_CHANGED_SINCE_READ: spec(409, 'user_error'),
+  EDIT_AMBIGUOUS: spec(409, 'user_error'),
+  IDEMPOTENCY_KEY_REUSED: spec(422, 'user_error'),
+  FILE_TOO_LARGE: spec(413, 'user_error'),
+  NOT_A_FILE: spec(422, 'user_error'),
+  NOT_A_DIRECTORY: spec(422, 'user_error'),
+  DIRECTORY_NOT_EMPTY: spec(422, 'user_error'),
+  BINARY_FILE: spec(422, 'user_error'),
+  EDIT_NOT_FOUND: spec(422, 'user_error'),
+  PATCH_FAILED: spec(422, 'user_error'),
+  TOOL_FAILED: spec(422, 'user_error'),
+  QUOTA_EXCEEDED: spec(507, 'user_error'),
+  // the service
+  TIMEOUT: spec(504, 'timeout'),
+  SANDBOX_UNAVAILABLE: spec(503, 'system_error'),
+  SHUTTING_DOWN: spec(503, 'system_error'),
+  INTERNAL_ERROR: spec(500, 'system_error'),
+} as const satisfies Record<string, CodeSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface ErrorOptions {
+  suggestion?: string;
+  details?: Record<string, unknown>;
+  /** Extra response headers (e.g. Retry-After for 429). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class ToolgateError extends Error {
+  readonly code: ErrorCode;
+  readonly type: ErrorType;
+  readonly statusCode: number;
+  readonly suggestion?: string;
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ToolgateError';
+    this.code = code;
+    this.type = ERROR_CODES[code].type;
+    this.statusCode = ERROR_CODES[code].status;
+    this.suggestion = options.suggestion;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  /** The `error` member of the envelope. */
+  toBody(): ErrorBody {
+    const body: ErrorBody = { code: this.code, type: this.type, message: this.message };
+    if (this.suggestion !== undefined) body.suggestion = this.suggestion;
+    if (this.details !== undefined) body.details = this.details;
+    return body;
+  }
+}
+
+export interface ErrorBody {
+  code: string;
+  type: ErrorType;
+  message: string;
+  suggestion?: string;
+  details?: Record<string, unknown>;
+}
+
+export const toolgateError = (code: ErrorCode, message: string, options?: ErrorOptions): ToolgateError =>
+  new ToolgateError(code, message, options);
+
+export const isToolgateError = (value: unknown): value is ToolgateError => value instanceof ToolgateError;
+
+/** Node's fs errors carry codes; map the ones a caller can act on. `displayPath` is workspace-relative. */
+export function fromFsError(err: unknown, displayPath: string): ToolgateError {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return toolgateError('FILE_NOT_FOUND', `No such file or directory: ${displayPath}`, {
+        suggestion: 'Check the path with list_directory or glob.',
+      });
+    case 'EISDIR':
+      return toolgateError('NOT_A_FILE', `${displayPath} is a directory`, {
+        suggestion: 'Use list_directory to see its contents.',
+      });
+    case 'ENOTDIR':
+      return toolgateError('NOT_A_DIRECTORY', `A parent of ${displayPath} is not a directory`);
+    case 'EEXIST':
+      return toolgateError('ALREADY_EXISTS', `${displayPath} already exists`);
+    case 'ENOTEMPTY':
+      return toolgateError('DIRECTORY_NOT_EMPTY', `${displayPath} is not empty`, {
+        suggestion: 'Pass recursive: true to remove a directory and its contents.',
+      });
+    case 'EACCES':
+    case 'EPERM':
+      return toolgateError('PERMISSION_DENIED', `Permission denied: ${displayPath}`);
+    case 'ENAMETOOLONG':
+      return toolgateError('INVALID_PATH', `Path too long: ${displayPath.slice(0, 80)}…`);
+    case 'ELOOP':
+      return toolgateError('INVALID_PATH', `Too many levels of symbolic links: ${displayPath}`);
+    case 'EDQUOT':
+    case 'ENOSPC':
+    case 'EFBIG':
+      return toolgateError('QUOTA_EXCEEDED', `No space left to write ${displayPath}`);
+    default:
+      // Not a caller's mistake we can name: a bug or an environment fault. Never echo the host path.
+      return toolgateError(
+        'INTERNAL_ERROR',
+        `File operation failed on ${displayPath} (${code ?? 'unknown'})`,
+        {
+          cause: err,
+        },
+      );
+  }
+}

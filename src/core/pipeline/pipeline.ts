@@ -1,0 +1,85 @@
+// The one execution path for every tool call, whichever entry point it came from (REST, batch, MCP).
+// Policy lives in the middleware list below and nowhere else.
+import { randomBytes } from 'node:crypto';
+import type { ToolLogger, ToolServices } from '../context.js';
+import type { EventHub } from '../events.js';
+import type { ToolRegistry } from '../registry.js';
+import type { AuditStore } from '../../store/audit.js';
+import { authorize } from './authorize.js';
+import { asToolgateError, elapsed, record } from './record.js';
+import { resolveTool } from './resolve-tool.js';
+import { runTool } from './run.js';
+import { timeout } from './timeout.js';
+import type { CallOutcome, CallRequest, CallState, Middleware, RunResult } from './types.js';
+import { validate } from './validate.js';
+
+export interface PipelineDeps {
+  registry: ToolRegistry;
+  services: ToolServices;
+  audit: AuditStore;
+  events: EventHub;
+  logger: ToolLogger;
+  shutdownSignal: AbortSignal;
+  /** Policy middleware inserted between authorization and the timeout (rate limits, approvals, …). */
+  policies?: Middleware[];
+}
+
+export const newCallId = (): string => `call_${randomBytes(12).toString('base64url')}`;
+
+export class Pipeline {
+  private readonly chain: (call: CallState) => Promise<RunResult>;
+
+  constructor(private readonly deps: PipelineDeps) {
+    const middleware: Middleware[] = [
+      record(deps.audit, deps.events, deps.logger),
+      resolveTool(deps.registry),
+      validate(),
+      authorize(),
+      ...(deps.policies ?? []),
+      timeout(deps.services.config.limits.toolTimeoutMs, deps.shutdownSignal),
+    ];
+    const run = runTool(deps.services, deps.events, deps.logger);
+    this.chain = middleware.reduceRight<(call: CallState) => Promise<RunResult>>(
+      (next, step) => (call) => step(call, () => next(call)),
+      run,
+    );
+  }
+
+  async execute(request: CallRequest): Promise<CallOutcome> {
+    const call: CallState = {
+      request,
+      callId: request.callId ?? newCallId(),
+      startedAt: performance.now(),
+      headers: {},
+    };
+    try {
+      const result = await this.chain(call);
+      const entry = call.entry!;
+      const dataJson = result.dataJson ?? JSON.stringify(result.data) ?? 'null';
+      return {
+        ok: true,
+        callId: call.callId,
+        data: result.data,
+        dataJson,
+        headers: call.headers,
+        metadata: {
+          executionTimeMs: elapsed(call),
+          tool: entry.tool.name,
+          category: entry.tool.category,
+          version: entry.tool.version,
+          sessionId: request.session.id,
+          ...result.extraMetadata,
+        },
+        text: () => (entry.tool.render ? entry.tool.render(result.data) : dataJson),
+      };
+    } catch (err) {
+      return {
+        ok: false,
+        callId: call.callId,
+        tool: request.toolName,
+        error: asToolgateError(err, this.deps.logger, { callId: call.callId }),
+        headers: call.headers,
+      };
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// Finds the called tool; an unknown name gets 404 with the closest known names as a suggestion.
+import { toolgateError } from '../errors.js';
+import type { ToolRegistry } from '../registry.js';
+import type { Middleware } from './types.js';
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+export function closestNames(name: string, candidates: string[], max = 3): string[] {
+  return candidates
+    .map((candidate) => ({ candidate, distance: editDistance(name, candidate) }))
+    .filter(({ distance, candidate }) => distance <= Math.max(2, candidate.length / 3))
+    .sort((a, b) => a.distance - b.distance)
+    .slice(0, max)
+    .map(({ candidate }) => candidate);
+}
+
+export const resolveTool =
+  (registry: ToolRegistry): Middleware =>
+  async (call, next) => {
+    const entry = registry.get(call.request.toolName);
+    if (!entry) {
+      const close = closestNames(
+        call.request.toolName,
+        registry.list().map((e) => e.tool.name),
+      );
+      throw toolgateError('TOOL_NOT_FOUND', `Unknown tool "${String(call.request.toolName).slice(0, 100)}"`, {
+        suggestion: close.length
+          ? `Did you mean ${close.join(' or ')}?`
+          : 'GET /v1/tools lists the available tools.',
+      });
+    }
+    call.entry = entry;
+    return next();
+  };

@@ -1,0 +1,29 @@
+// The innermost step: builds the tool's context (workspace, signal, output sink) and executes it.
+import type { ToolContext, ToolLogger, ToolServices } from '../context.js';
+import type { EventHub } from '../events.js';
+import type { CallState, RunResult } from './types.js';
+
+export const runTool =
+  (services: ToolServices, events: EventHub, logger: ToolLogger) =>
+  async (call: CallState): Promise<RunResult> => {
+    const { request } = call;
+    const tool = call.entry!.tool;
+    const ctx: ToolContext = {
+      callId: call.callId,
+      session: request.session,
+      workspace: await services.workspaces.get(request.session.id),
+      signal: call.signal ?? new AbortController().signal,
+      logger,
+      limits: services.config.limits,
+      services,
+      emit(chunk) {
+        request.onOutput?.(chunk);
+        events.publish(request.session.id, 'tool_output_chunk', {
+          callId: call.callId,
+          tool: tool.name,
+          ...chunk,
+        });
+      },
+    };
+    return { data: await tool.execute(call.input, ctx) };
+  };

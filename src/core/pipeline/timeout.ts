@@ -1,0 +1,37 @@
+// Bounds a call's run time. On expiry (or client disconnect) the tool's signal aborts and the call
+// fails with 504 TIMEOUT; tools that run processes kill them when the signal fires.
+import { toolgateError } from '../errors.js';
+import type { Middleware } from './types.js';
+
+export const timeout =
+  (defaultTimeoutMs: number, shutdownSignal: AbortSignal): Middleware =>
+  async (call, next) => {
+    const tool = call.entry!.tool;
+    // A tool with its own limit (run_command's timeout_ms) gets a little headroom to report it itself.
+    const own = tool.timeoutMs?.(call.input);
+    const limitMs = own !== undefined ? own + 5_000 : defaultTimeoutMs;
+    const controller = new AbortController();
+    const abort = (reason: unknown) => controller.abort(reason);
+    const signals = [shutdownSignal, call.request.signal].filter((s): s is AbortSignal => s !== undefined);
+    for (const signal of signals) {
+      if (signal.aborted) abort(signal.reason);
+      else signal.addEventListener('abort', () => abort(signal.reason), { once: true });
+    }
+    call.signal = controller.signal;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = toolgateError('TIMEOUT', `${tool.name} did not finish within ${limitMs} ms`, {
+          suggestion:
+            'Narrow the request (a smaller path, a lower limit) or raise the timeout if the tool has one.',
+        });
+        abort(error);
+        reject(error);
+      }, limitMs);
+    });
+    try {
+      return await Promise.race([next(), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };

@@ -1,0 +1,85 @@
+// defineTool: the one definition of a tool. Routes, OpenAPI operations, LLM declarations and MCP tools
+// are all derived from it; `execute`'s input type comes from the TypeBox schema, never written twice.
+import { Type, type Static, type TSchema } from 'typebox';
+import type { Permission } from '../config.js';
+import type { ToolContext, ToolInitContext } from './context.js';
+
+/** What a tool may do; permissions, policy and MCP hints are derived from these. */
+export interface Capabilities {
+  readsFiles?: boolean;
+  writesFiles?: boolean;
+  executesCommands?: boolean;
+  network?: boolean;
+  /** Calling twice with the same input has the same effect as once. */
+  idempotent?: boolean;
+  /** May delete or overwrite existing data. */
+  destructive?: boolean;
+}
+
+export interface ToolSpec<I extends TSchema, O extends TSchema> {
+  /** snake_case, stable. */
+  name: string;
+  category: string;
+  /** What the model reads to decide when and how to call the tool. */
+  description: string;
+  version?: string;
+  tags?: string[];
+  capabilities: Capabilities;
+  input: I;
+  output?: O;
+  /** Valid inputs, shown in docs and in validation errors so a model can correct its call. */
+  examples?: Static<I>[];
+  /** Upper bound on run time for this input; the pipeline's timeout uses it instead of the default. */
+  timeoutMs?(input: Static<I>): number | undefined;
+  execute(input: Static<I>, ctx: ToolContext): Promise<Static<O>>;
+  /** Compact text for an LLM (numbered lines, `path:line: text`, a tree…); JSON when absent. */
+  render?(data: Static<O>): string;
+  init?(ctx: ToolInitContext): Promise<void> | void;
+  shutdown?(): Promise<void> | void;
+}
+
+export interface ToolDefinition<I extends TSchema = TSchema, O extends TSchema = TSchema> extends ToolSpec<
+  I,
+  O
+> {
+  readonly version: string;
+  readonly tags: string[];
+  readonly output: O;
+  readonly [TOOL_BRAND]: true;
+}
+
+const TOOL_BRAND = Symbol.for('toolgate.tool');
+
+export const TOOL_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the registry holds tools of every input type
+export type AnyTool = ToolDefinition<any, any>;
+
+export function defineTool<I extends TSchema, O extends TSchema>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
+  return {
+    ...spec,
+    version: spec.version ?? '1.0.0',
+    tags: spec.tags ?? [],
+    output: spec.output ?? (Type.Unknown() as unknown as O),
+    [TOOL_BRAND]: true,
+  };
+}
+
+export const isToolDefinition = (value: unknown): value is AnyTool =>
+  typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true;
+
+/** The permissions a session needs to call the tool. */
+export function requiredPermissions(capabilities: Capabilities): Permission[] {
+  const needed: Permission[] = ['read'];
+  if (capabilities.writesFiles) needed.push('write');
+  if (capabilities.executesCommands) needed.push('execute');
+  if (capabilities.network) needed.push('network');
+  return needed;
+}
+
+/** A tool only reads when it neither writes, executes nor touches the network: such calls may run in parallel. */
+export const isReadOnly = (capabilities: Capabilities): boolean =>
+  !capabilities.writesFiles &&
+  !capabilities.executesCommands &&
+  !capabilities.network &&
+  !capabilities.destructive;

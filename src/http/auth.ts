@@ -1,0 +1,68 @@
+// Bearer authentication: the admin key or a session token, checked on every route except the public
+// ones (health, docs, openapi.json). Also the one place that decides whether a caller may see a session.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { toolgateError } from '../core/errors.js';
+import type { SessionRecord } from '../store/sessions.js';
+
+export type Principal = { kind: 'admin' } | { kind: 'session'; session: SessionRecord };
+
+/** Route-level access: `public` needs no token, `admin` needs the admin key, `any` (default) either. */
+export type RouteAccess = 'public' | 'admin' | 'any';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+const unauthorized = (message: string) =>
+  toolgateError('UNAUTHORIZED', message, {
+    suggestion:
+      'Send "Authorization: Bearer <token>" with the admin key or a session token from POST /v1/sessions.',
+    headers: { 'www-authenticate': 'Bearer' },
+  });
+
+export function registerAuth(app: FastifyInstance): void {
+  const adminDigest = digest(app.services.adminKey.key);
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config?.access ?? 'any';
+    if (access === 'public') return;
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Missing bearer token');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('Authorization header must be "Bearer <token>"');
+    const token = match[1];
+    if (timingSafeEqual(digest(token), adminDigest)) {
+      request.principal = { kind: 'admin' };
+    } else {
+      const session = app.services.sessions.getByToken(token);
+      if (!session) throw unauthorized('Invalid or expired token');
+      request.principal = { kind: 'session', session };
+    }
+    if (access === 'admin' && request.principal.kind !== 'admin') {
+      throw toolgateError('ADMIN_REQUIRED', 'This endpoint needs the admin key', {
+        suggestion: 'Session tokens may only use their own session.',
+      });
+    }
+  });
+}
+
+/** The session a caller names by id: admins see any live session, a session token only its own (else 404). */
+export function sessionForRequest(app: FastifyInstance, request: FastifyRequest, id: string): SessionRecord {
+  const principal = request.principal;
+  const session =
+    principal?.kind === 'session'
+      ? principal.session.id === id
+        ? principal.session
+        : undefined
+      : app.services.sessions.get(id);
+  if (!session) throw toolgateError('SESSION_NOT_FOUND', `Session ${id.slice(0, 80)} not found`);
+  return session;
+}

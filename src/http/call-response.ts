@@ -1,0 +1,26 @@
+// Turns a pipeline outcome into the HTTP response: 200 with the success envelope, or the error envelope
+// with the error's status. The success body is assembled from the once-serialised data.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CallOutcome } from '../core/pipeline/types.js';
+import { sendError } from './error-envelope.js';
+
+export function sendCallOutcome(reply: FastifyReply, request: FastifyRequest, outcome: CallOutcome) {
+  reply.headers(outcome.headers);
+  if (!outcome.ok) return sendError(reply, request, outcome.error, outcome.callId);
+  const body = `{"success":true,"callId":${JSON.stringify(outcome.callId)},"data":${outcome.dataJson},"metadata":${JSON.stringify(outcome.metadata)}}`;
+  return reply.code(200).type('application/json; charset=utf-8').send(body);
+}
+
+/** An AbortSignal that fires when the client disconnects before the response is sent. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
+  });
+  return controller.signal;
+}
+
+export const requestBytes = (request: FastifyRequest): number => {
+  const length = Number(request.headers['content-length']);
+  return Number.isFinite(length) ? length : 0;
+};

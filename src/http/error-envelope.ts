@@ -1,0 +1,91 @@
+// Maps every error — ours, Fastify's (bad JSON, body too large, unsupported media type, schema
+// validation) and unknown routes — to the one error envelope. 500 only for real bugs, which are logged.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isToolgateError, toolgateError, type ErrorCode, type ToolgateError } from '../core/errors.js';
+
+export interface ErrorEnvelope {
+  success: false;
+  callId?: string;
+  requestId: string;
+  error: ReturnType<ToolgateError['toBody']>;
+}
+
+const BY_STATUS: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'BODY_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  503: 'SHUTTING_DOWN',
+  504: 'TIMEOUT',
+};
+
+function fromFastifyError(err: FastifyError): ToolgateError {
+  if (err.validation) {
+    const errors = err.validation.map((v) => ({
+      field: `${err.validationContext ?? 'request'}${v.instancePath || ''}`,
+      problem: v.message ?? 'is invalid',
+    }));
+    return toolgateError(
+      'VALIDATION_FAILED',
+      `Invalid ${err.validationContext ?? 'request'}: ${errors.map((e) => `${e.field} ${e.problem}`).join('; ')}`,
+      {
+        details: { errors },
+      },
+    );
+  }
+  const status = err.statusCode ?? 500;
+  if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (status === 400 && err instanceof SyntaxError)) {
+    return toolgateError('INVALID_JSON', `Request body is not valid JSON: ${err.message}`, {
+      suggestion: 'Send a JSON object with Content-Type: application/json.',
+    });
+  }
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    return toolgateError('INVALID_JSON', 'Body is empty but Content-Type is application/json', {
+      suggestion: 'Send {} for a call without arguments, or omit the Content-Type header.',
+    });
+  }
+  const code = BY_STATUS[status];
+  if (code && status < 500) return toolgateError(code, err.message);
+  return toolgateError('INTERNAL_ERROR', 'Internal error', { cause: err });
+}
+
+export function sendError(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  error: ToolgateError,
+  callId?: string,
+) {
+  if (error.headers) reply.headers(error.headers);
+  const body: ErrorEnvelope = {
+    success: false,
+    ...(callId ? { callId } : {}),
+    requestId: request.id,
+    error: error.toBody(),
+  };
+  return reply.code(error.statusCode).type('application/json').send(body);
+}
+
+export function registerErrorEnvelope(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const error = isToolgateError(err) ? err : fromFastifyError(err);
+    if (error.statusCode >= 500) request.log.error({ err }, 'request failed');
+    return sendError(reply, request, error);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      request,
+      toolgateError(
+        'ROUTE_NOT_FOUND',
+        `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}`,
+        {
+          suggestion: 'See GET /openapi.json or /docs for the API.',
+        },
+      ),
+    ),
+  );
+}

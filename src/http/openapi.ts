@@ -1,0 +1,50 @@
+// The OpenAPI document (from the same route schemas the tools define), served at /openapi.json, with
+// Swagger UI at /docs. Shared schemas (the error envelope) become named components.
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { ErrorEnvelopeSchema } from './schemas.js';
+
+export const API_VERSION = '1.0.0';
+
+export async function registerOpenApi(app: FastifyInstance, categories: string[]): Promise<void> {
+  app.addSchema(ErrorEnvelopeSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'toolgate',
+        version: API_VERSION,
+        description:
+          'Sandboxed coding workspaces and tools for LLM agents. Create a session (admin key), then call tools ' +
+          'with the session token. Every error has the ErrorEnvelope shape.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Admin key or session token' },
+        },
+      },
+      security: [{ bearerAuth: [] }],
+      tags: [
+        { name: 'sessions', description: 'Sessions and their workspaces' },
+        { name: 'tools', description: 'Tool declarations' },
+        { name: 'observability', description: 'Audit log and statistics' },
+        { name: 'health', description: 'Liveness and readiness' },
+        ...categories.map((name) => ({ name, description: `Tools in the ${name} category` })),
+      ],
+    },
+    refResolver: {
+      // Keep our $id as the component name (ErrorEnvelope) instead of def-0.
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+  // Swagger UI's routes are public like the document itself.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config ?? {}), access: 'public' };
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, logLevel: 'warn' });
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+}

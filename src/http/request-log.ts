@@ -1,0 +1,43 @@
+// One log line per request: request id, method, route, status, duration, and for tool calls the
+// session, tool and call id. Never tokens, keys or bodies (the authorization header is redacted).
+import type { FastifyInstance } from 'fastify';
+
+export interface CallInfo {
+  sessionId: string;
+  tool: string;
+  callId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    callInfo: CallInfo | null;
+  }
+}
+
+export const loggerOptions = (level: string) => ({
+  level,
+  redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+});
+
+export function registerRequestLog(app: FastifyInstance): void {
+  app.decorateRequest('callInfo', null);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const principal = request.principal;
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? request.url.split('?')[0],
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        sessionId:
+          request.callInfo?.sessionId ?? (principal?.kind === 'session' ? principal.session.id : undefined),
+        tool: request.callInfo?.tool,
+        callId: request.callInfo?.callId,
+      },
+      'request',
+    );
+  });
+}

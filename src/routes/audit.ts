@@ -1,0 +1,83 @@
+// GET /v1/audit: one row per tool call, newest first, with filters and cursor pagination.
+// A session token sees only its own session's rows.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { toolgateError } from '../core/errors.js';
+import { commonErrors, decodeCursor, encodeCursor, Pagination, parseTime } from '../http/schemas.js';
+import { scopedSessionId } from './scope.js';
+
+const AuditEntry = Type.Object({
+  id: Type.Integer(),
+  callId: Type.String(),
+  time: Type.String({ format: 'date-time' }),
+  sessionId: Type.Union([Type.String(), Type.Null()]),
+  tool: Type.String(),
+  category: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Enum(['success', 'error', 'refused']),
+  errorCode: Type.Union([Type.String(), Type.Null()]),
+  httpStatus: Type.Integer(),
+  durationMs: Type.Number(),
+  bytesIn: Type.Integer(),
+  bytesOut: Type.Integer(),
+  caller: Type.String(),
+  entryPoint: Type.String(),
+  inputSummary: Type.String({ description: 'Redacted: never file contents, patches, stdin or secrets' }),
+});
+
+const isIdCursor = (value: unknown): value is { beforeId: number } =>
+  typeof value === 'object' && value !== null && Number.isInteger((value as { beforeId?: unknown }).beforeId);
+
+export default async function auditRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/v1/audit',
+    {
+      schema: {
+        operationId: 'listAudit',
+        tags: ['observability'],
+        summary: 'Audit log of tool calls, newest first',
+        querystring: Type.Object({
+          sessionId: Type.Optional(Type.String({ minLength: 1 })),
+          tool: Type.Optional(Type.String({ minLength: 1 })),
+          status: Type.Optional(Type.Enum(['success', 'error', 'refused'])),
+          since: Type.Optional(Type.String({ description: 'ISO-8601 time or epoch ms (inclusive)' })),
+          until: Type.Optional(Type.String({ description: 'ISO-8601 time or epoch ms (exclusive)' })),
+          ...Pagination,
+        }),
+        response: {
+          200: Type.Object({
+            entries: Type.Array(AuditEntry),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const since = parseTime(q.since);
+      const until = parseTime(q.until);
+      if (since === null)
+        throw toolgateError('VALIDATION_FAILED', 'since must be an ISO-8601 time or epoch ms');
+      if (until === null)
+        throw toolgateError('VALIDATION_FAILED', 'until must be an ISO-8601 time or epoch ms');
+      const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isIdCursor);
+      if (q.cursor !== undefined && !cursor) throw toolgateError('VALIDATION_FAILED', 'Invalid cursor');
+      const rows = app.services.audit.query({
+        sessionId: scopedSessionId(app, request, q.sessionId),
+        tool: q.tool,
+        status: q.status,
+        since,
+        until,
+        limit: q.limit,
+        beforeId: cursor?.beforeId,
+      });
+      const last = rows.at(-1);
+      return {
+        entries: rows.map(({ ts, ...row }) => ({ ...row, time: new Date(ts).toISOString() })),
+        nextCursor: rows.length === q.limit && last ? encodeCursor({ beforeId: last.id }) : null,
+      };
+    },
+  );
+}

@@ -1,0 +1,270 @@
+// /v1/sessions: create (admin), list (admin, paginated), get, delete (removes the workspace).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from 'typebox';
+import { RateLimitsSchema } from '../config.js';
+import { fromFsError, isToolgateError, toolgateError } from '../core/errors.js';
+import { toolAccess } from '../core/policy/permissions.js';
+import type { ToolRegistry } from '../core/registry.js';
+import { sessionForRequest } from '../http/auth.js';
+import { commonErrors, decodeCursor, encodeCursor, Pagination, SessionIdParams } from '../http/schemas.js';
+import type { SessionRecord } from '../store/sessions.js';
+import { writeFileAtomic } from '../tools/shared/atomic-write.js';
+
+const CreateSessionBody = Type.Object(
+  {
+    profile: Type.Optional(
+      Type.String({ minLength: 1, description: 'read-only, read-write, execute, full, or a configured one' }),
+    ),
+    categories: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'Only these tool categories' }),
+    ),
+    excludeTools: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'Tools this session may not call' }),
+    ),
+    rateLimits: Type.Optional(RateLimitsSchema),
+    approval: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Tools or categories whose calls need approval',
+      }),
+    ),
+    ttlSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Lifetime; expired sessions are removed with their workspace',
+      }),
+    ),
+    files: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), Type.String(), {
+        description: 'Seed files: workspace-relative path → content',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form, returned as given' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionView = Type.Object({
+  id: Type.String(),
+  profile: Type.String(),
+  permissions: Type.Array(Type.String()),
+  categories: Type.Array(Type.String(), { description: 'Categories this session can call tools in' }),
+  excludeTools: Type.Array(Type.String()),
+  rateLimits: RateLimitsSchema,
+  approval: Type.Array(Type.String()),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.String({ format: 'date-time' }),
+});
+
+const CreatedSession = Type.Intersect([
+  SessionView,
+  Type.Object({ token: Type.String({ description: 'Shown once' }) }),
+]);
+
+const DEFAULT_PROFILE = 'execute';
+
+export function sessionView(session: SessionRecord, registry: ToolRegistry): Static<typeof SessionView> {
+  const categories = new Set(
+    registry
+      .list()
+      .filter((entry) => toolAccess(session, entry).allowed)
+      .map((entry) => entry.tool.category),
+  );
+  return {
+    id: session.id,
+    profile: session.profile,
+    permissions: session.permissions,
+    categories: [...categories].sort(),
+    excludeTools: session.excludeTools,
+    rateLimits: session.rateLimits,
+    approval: session.approval,
+    metadata: session.metadata,
+    createdAt: new Date(session.createdAt).toISOString(),
+    expiresAt: new Date(session.expiresAt).toISOString(),
+  };
+}
+
+const isCursor = (value: unknown): value is { createdAt: number; id: string } =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { createdAt?: unknown }).createdAt === 'number' &&
+  typeof (value as { id?: unknown }).id === 'string';
+
+export default async function sessionRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { config, registry, sessions, workspaces } = app.services;
+
+  app.post(
+    '/v1/sessions',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'createSession',
+        tags: ['sessions'],
+        summary: 'Create a session with its own workspace; returns its token once',
+        body: CreateSessionBody,
+        response: { 201: CreatedSession, ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const profileName = body.profile ?? DEFAULT_PROFILE;
+      const profile = config.profiles[profileName];
+      if (!profile) {
+        throw toolgateError('VALIDATION_FAILED', `Unknown profile "${profileName}"`, {
+          details: {
+            errors: [
+              {
+                field: 'profile',
+                problem: 'is not a known profile',
+                expected: Object.keys(config.profiles).join(', '),
+              },
+            ],
+          },
+        });
+      }
+      const knownCategories = registry.categories();
+      const badCategory = body.categories?.find((c) => !knownCategories.includes(c));
+      if (badCategory !== undefined) {
+        throw toolgateError('VALIDATION_FAILED', `Unknown category "${badCategory}"`, {
+          details: {
+            errors: [
+              {
+                field: 'categories',
+                problem: `"${badCategory}" is not a category`,
+                expected: knownCategories.join(', '),
+              },
+            ],
+          },
+        });
+      }
+      const badTool = body.excludeTools?.find((name) => !registry.get(name));
+      if (badTool !== undefined) {
+        throw toolgateError('VALIDATION_FAILED', `Unknown tool "${badTool}" in excludeTools`, {
+          details: { errors: [{ field: 'excludeTools', problem: `"${badTool}" is not a tool` }] },
+        });
+      }
+      const ttlSeconds = body.ttlSeconds ?? config.sessions.defaultTtlSeconds;
+      if (ttlSeconds > config.sessions.maxTtlSeconds) {
+        throw toolgateError(
+          'VALIDATION_FAILED',
+          `ttlSeconds may be at most ${config.sessions.maxTtlSeconds}`,
+          {
+            details: {
+              errors: [{ field: 'ttlSeconds', problem: `must be <= ${config.sessions.maxTtlSeconds}` }],
+            },
+          },
+        );
+      }
+      const now = Date.now();
+      const categories = body.categories ?? profile.categories ?? null;
+      const { session, token } = sessions.create(
+        {
+          profile: profileName,
+          permissions: profile.permissions,
+          categories,
+          excludeTools: [...new Set([...(profile.excludeTools ?? []), ...(body.excludeTools ?? [])])],
+          rateLimits: body.rateLimits ?? {},
+          approval: [...new Set([...config.approval, ...(profile.approval ?? []), ...(body.approval ?? [])])],
+          metadata: body.metadata ?? {},
+          expiresAt: now + ttlSeconds * 1000,
+        },
+        now,
+      );
+      try {
+        const workspace = await workspaces.create(session.id);
+        for (const [filePath, content] of Object.entries(body.files ?? {})) {
+          const target = await workspace.resolve(filePath);
+          if (target.relative === '.')
+            throw toolgateError('INVALID_PATH', 'A seed file cannot be the workspace root');
+          try {
+            await fs.mkdir(path.dirname(target.absolute), { recursive: true });
+            await writeFileAtomic(target.absolute, content);
+          } catch (err) {
+            throw fromFsError(err, target.relative);
+          }
+        }
+      } catch (err) {
+        // All or nothing: a session whose seed files failed is removed again.
+        await app.services.deleteSession(session.id);
+        if (isToolgateError(err)) {
+          throw toolgateError(err.code, `Seed files: ${err.message}`, {
+            suggestion: err.suggestion,
+            details: err.details,
+          });
+        }
+        throw err;
+      }
+      return reply.code(201).send({ ...sessionView(session, registry), token });
+    },
+  );
+
+  app.get(
+    '/v1/sessions',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'listSessions',
+        tags: ['sessions'],
+        summary: 'List live sessions, newest first',
+        querystring: Type.Object(Pagination),
+        response: {
+          200: Type.Object({
+            sessions: Type.Array(SessionView),
+            nextCursor: Type.Union([Type.String(), Type.Null()]),
+          }),
+          ...commonErrors,
+        },
+      },
+    },
+    async (request) => {
+      const { limit, cursor } = request.query;
+      const after = cursor === undefined ? undefined : decodeCursor(cursor, isCursor);
+      if (cursor !== undefined && !after) throw toolgateError('VALIDATION_FAILED', 'Invalid cursor');
+      const page = sessions.list(limit, after);
+      const last = page.at(-1);
+      return {
+        sessions: page.map((s) => sessionView(s, registry)),
+        nextCursor:
+          page.length === limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/v1/sessions/:id',
+    {
+      schema: {
+        operationId: 'getSession',
+        tags: ['sessions'],
+        summary: 'A session (admin, or the session itself)',
+        params: SessionIdParams,
+        response: { 200: SessionView, ...commonErrors },
+      },
+    },
+    async (request) => sessionView(sessionForRequest(app, request, request.params.id), registry),
+  );
+
+  app.delete(
+    '/v1/sessions/:id',
+    {
+      schema: {
+        operationId: 'deleteSession',
+        tags: ['sessions'],
+        summary: 'Delete a session and its workspace',
+        params: SessionIdParams,
+        response: { 204: Type.Null(), ...commonErrors },
+      },
+    },
+    async (request, reply) => {
+      const session = sessionForRequest(app, request, request.params.id);
+      await app.services.deleteSession(session.id);
+      return reply.code(204).send(null);
+    },
+  );
+}

@@ -1,0 +1,64 @@
+// POST /v1/sessions/{id}/tools/{name}: one route per registered tool, generated from its definition
+// (body schema, output schema, operationId, tag), all executed by the shared pipeline.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { sessionForRequest } from '../http/auth.js';
+import { clientGone, requestBytes, sendCallOutcome } from '../http/call-response.js';
+import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
+
+// The pipeline validates tool input itself (so refused input is audited and described for an LLM);
+// the route's body schema is for the OpenAPI document only.
+const passThrough = () => (value: unknown) => ({ value });
+
+export default async function toolCallRoutes(app: FastifyInstance): Promise<void> {
+  const { registry, pipeline } = app.services;
+  for (const { tool } of registry.list()) {
+    app.post<{ Params: { id: string } }>(
+      `/v1/sessions/:id/tools/${tool.name}`,
+      {
+        validatorCompiler: passThrough,
+        schema: {
+          operationId: `call_${tool.name}`,
+          tags: [tool.category],
+          summary: tool.description.split('. ')[0],
+          description: tool.description,
+          params: SessionIdParams,
+          body: tool.input,
+          response: {
+            200: Type.Object({
+              success: Type.Literal(true),
+              callId: Type.String(),
+              data: tool.output,
+              metadata: Type.Object({
+                executionTimeMs: Type.Number(),
+                tool: Type.String(),
+                category: Type.String(),
+                version: Type.String(),
+                sessionId: Type.String(),
+              }),
+            }),
+            ...commonErrors,
+            409: errorRef,
+            413: errorRef,
+            422: errorRef,
+            504: errorRef,
+          },
+        },
+      },
+      async (request, reply) => {
+        const session = sessionForRequest(app, request, request.params.id);
+        const outcome = await pipeline.execute({
+          toolName: tool.name,
+          input: request.body,
+          session,
+          caller: request.principal!.kind,
+          entryPoint: 'rest',
+          bytesIn: requestBytes(request),
+          signal: clientGone(reply),
+        });
+        request.callInfo = { sessionId: session.id, tool: tool.name, callId: outcome.callId };
+        return sendCallOutcome(reply, request, outcome);
+      },
+    );
+  }
+}

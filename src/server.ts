@@ -1,0 +1,51 @@
+// Entry point: config → buildApp → listen; graceful shutdown on SIGTERM/SIGINT (a second signal exits at once).
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`toolgate: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const app = await buildApp(config);
+  const { adminKey } = app.services;
+  if (adminKey.source === 'generated') {
+    // The only time the key is ever logged: the moment it is created, so a first-time user can copy it.
+    app.log.warn(
+      { file: adminKey.file },
+      `generated admin key ${adminKey.key} (stored in ${adminKey.file}, mode 0600)`,
+    );
+  } else if (adminKey.source === 'file') {
+    app.log.info({ file: adminKey.file }, 'admin key loaded from file');
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      app.log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (err) => {
+        app.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  await app.listen({ port: config.port, host: config.host });
+}
+
+main().catch((err) => {
+  process.stderr.write(`toolgate: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,117 @@
+// Builds the long-lived parts of one app — database, stores, workspaces, tool registry, pipeline,
+// event hub, sweeper — and releases them in close(). Nothing here runs at import.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.js';
+import type { ToolLogger, ToolServices } from './core/context.js';
+import { EventHub } from './core/events.js';
+import { Pipeline } from './core/pipeline/pipeline.js';
+import { loadPluginTools } from './core/plugins.js';
+import { ToolRegistry } from './core/registry.js';
+import type { AnyTool } from './core/tool.js';
+import { WorkspaceManager } from './sandbox/workspaces.js';
+import { loadAdminKey, type AdminKey } from './store/admin-key.js';
+import { AuditStore } from './store/audit.js';
+import { openDatabase, type Db } from './store/db.js';
+import { SessionStore } from './store/sessions.js';
+import { StatsStore } from './store/stats.js';
+import { BUILTIN_TOOLS } from './tools/index.js';
+
+export interface Services extends ToolServices {
+  readonly adminKey: AdminKey;
+  readonly sessions: SessionStore;
+  readonly audit: AuditStore;
+  readonly stats: StatsStore;
+  readonly registry: ToolRegistry;
+  readonly pipeline: Pipeline;
+  readonly events: EventHub;
+  /** Aborted when the app closes: running tool calls stop. */
+  readonly shutdown: AbortController;
+  /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
+  sweep(now?: number): Promise<{ sessions: number; auditRows: number }>;
+  deleteSession(id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Replaces the built-in tool list (tests). */
+  tools?: AnyTool[];
+}
+
+export async function createServices(
+  config: Config,
+  logger: ToolLogger,
+  options: ServiceOptions = {},
+): Promise<Services> {
+  await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
+  await fs.mkdir(workspaces.baseDir, { recursive: true, mode: 0o700 });
+
+  const registry = new ToolRegistry();
+  for (const tool of options.tools ?? BUILTIN_TOOLS) registry.add(tool, 'builtin');
+  if (config.pluginsDir) {
+    for (const { file, tools } of await loadPluginTools(config.pluginsDir)) {
+      for (const tool of tools) registry.add(tool, `plugin ${file}`);
+    }
+  }
+
+  const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
+  const db: Db = openDatabase(path.join(config.dataDir, 'toolgate.db'));
+  const sessions = new SessionStore(db);
+  const audit = new AuditStore(db);
+  const stats = new StatsStore(db);
+  const events = new EventHub();
+  const shutdown = new AbortController();
+  const base: ToolServices = { config, db, workspaces };
+
+  for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
+
+  const pipeline = new Pipeline({
+    registry,
+    services: base,
+    audit,
+    events,
+    logger,
+    shutdownSignal: shutdown.signal,
+  });
+
+  const deleteSession = async (id: string): Promise<boolean> => {
+    const existed = sessions.delete(id);
+    await workspaces.remove(id);
+    events.forget(id);
+    return existed;
+  };
+
+  const sweep = async (now = Date.now()) => {
+    const expired = sessions.expiredIds(now);
+    for (const id of expired) await deleteSession(id);
+    const retentionMs = config.audit.retentionDays * 86_400_000;
+    const auditRows = retentionMs > 0 ? audit.deleteOlderThan(now - retentionMs) : 0;
+    return { sessions: expired.length, auditRows };
+  };
+
+  const sweeper = setInterval(() => {
+    sweep().catch((err) => logger.error({ err }, 'session sweep failed'));
+  }, config.sessions.sweepIntervalSeconds * 1000);
+  sweeper.unref();
+
+  return {
+    ...base,
+    adminKey,
+    sessions,
+    audit,
+    stats,
+    registry,
+    pipeline,
+    events,
+    shutdown,
+    sweep,
+    deleteSession,
+    async close() {
+      clearInterval(sweeper);
+      shutdown.abort(new Error('shutting down'));
+      for (const { tool } of registry.list()) await tool.shutdown?.();
+      db.close();
+    },
+  };
+}

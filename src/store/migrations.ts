@@ -1,0 +1,6 @@
+// The one ordered list of schema migrations; each store module owns the SQL for its own tables.
+import type { Migration } from './db.js';
+import { sessionMigrations } from './sessions.js';
+import { auditMigrations } from './audit.js';
+
+export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations];

@@ -1,0 +1,97 @@
+// Execution statistics, computed from the audit log: totals, success/error counts and mean/p50/p95
+// duration, overall, by tool and by category.
+import { auditFilter } from './audit.js';
+import type { Db } from './db.js';
+
+export interface StatsQuery {
+  sessionId?: string;
+  tool?: string;
+  since?: number;
+}
+
+export interface StatsBucket {
+  total: number;
+  success: number;
+  error: number;
+  refused: number;
+  meanMs: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+export interface StatsReport {
+  totals: StatsBucket;
+  byTool: Record<string, StatsBucket>;
+  byCategory: Record<string, StatsBucket>;
+}
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+class BucketBuilder {
+  private readonly durations: number[] = [];
+  private success = 0;
+  private error = 0;
+  private refused = 0;
+
+  add(status: string, durationMs: number): void {
+    this.durations.push(durationMs);
+    if (status === 'success') this.success++;
+    else if (status === 'refused') this.refused++;
+    else this.error++;
+  }
+
+  build(): StatsBucket {
+    const sorted = this.durations.sort((a, b) => a - b);
+    const sum = sorted.reduce((acc, d) => acc + d, 0);
+    const round = (n: number) => Math.round(n * 1000) / 1000;
+    return {
+      total: sorted.length,
+      success: this.success,
+      error: this.error,
+      refused: this.refused,
+      meanMs: round(sorted.length ? sum / sorted.length : 0),
+      p50Ms: round(percentile(sorted, 50)),
+      p95Ms: round(percentile(sorted, 95)),
+    };
+  }
+}
+
+export class StatsStore {
+  constructor(private readonly db: Db) {}
+
+  report(query: StatsQuery): StatsReport {
+    const { where, params } = auditFilter(query);
+    const totals = new BucketBuilder();
+    const byTool = new Map<string, BucketBuilder>();
+    const byCategory = new Map<string, BucketBuilder>();
+    const bucket = (map: Map<string, BucketBuilder>, key: string) => {
+      let found = map.get(key);
+      if (!found) map.set(key, (found = new BucketBuilder()));
+      return found;
+    };
+    // iterate() streams rows so a large log is not materialised as objects all at once.
+    const rows = this.db
+      .prepare(`SELECT tool, category, status, duration_ms FROM audit ${where}`)
+      .iterate(params) as IterableIterator<{
+      tool: string;
+      category: string | null;
+      status: string;
+      duration_ms: number;
+    }>;
+    for (const row of rows) {
+      totals.add(row.status, row.duration_ms);
+      bucket(byTool, row.tool).add(row.status, row.duration_ms);
+      bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms);
+    }
+    const built = (map: Map<string, BucketBuilder>) =>
+      Object.fromEntries(
+        [...map.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, b]) => [k, b.build()]),
+      );
+    return { totals: totals.build(), byTool: built(byTool), byCategory: built(byCategory) };
+  }
+}

@@ -1,0 +1,139 @@
+// read_file: a window of a text file's lines (1-based offset, default 2000 lines), long lines cut and
+// marked, binary files refused, large files streamed, with the file's SHA-256 for compare-and-swap.
+import { createReadStream, promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { StringDecoder } from 'node:string_decoder';
+import { Type } from 'typebox';
+import { fromFsError, toolgateError } from '../../core/errors.js';
+import { defineTool } from '../../core/tool.js';
+import { LineWindow } from '../shared/line-window.js';
+import { looksBinary, UTF8_BOM } from '../shared/text.js';
+
+/** Files up to this size are read in one go; larger ones are streamed. */
+const WHOLE_READ_BYTES = 4 * 1024 * 1024;
+
+const Input = Type.Object(
+  {
+    path: Type.String({ minLength: 1, description: 'File path, relative to the workspace root' }),
+    offset: Type.Integer({ minimum: 1, default: 1, description: 'First line to return (1-based)' }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: 2000,
+      description: 'Maximum number of lines',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const Output = Type.Object({
+  path: Type.String(),
+  content: Type.String({ description: 'The lines, joined with \\n (a UTF-8 BOM is not included)' }),
+  startLine: Type.Integer(),
+  endLine: Type.Integer({ description: 'Last line returned; startLine - 1 when none' }),
+  totalLines: Type.Integer(),
+  truncated: Type.Boolean({ description: 'True when the file has lines after endLine' }),
+  nextOffset: Type.Optional(Type.Integer({ description: 'Offset to continue from when truncated' })),
+  linesCut: Type.Integer({ description: 'Lines longer than 2000 characters, cut and marked' }),
+  size: Type.Integer(),
+  sha256: Type.String({ description: "Hash of the whole file; pass it as write tools' expected_sha256" }),
+});
+
+export default defineTool({
+  name: 'read_file',
+  category: 'filesystem',
+  description:
+    'Read a text file from the workspace. Returns up to `limit` lines starting at line `offset` (1-based), ' +
+    'with the total line count; when `truncated` is true, call again with `offset: nextOffset`. ' +
+    'Lines longer than 2000 characters are cut and marked. Binary files are refused (use file_info).',
+  capabilities: { readsFiles: true, idempotent: true },
+  input: Input,
+  output: Output,
+  examples: [{ path: 'src/index.ts', offset: 1, limit: 2000 }],
+  async execute(input, ctx) {
+    const target = await ctx.workspace.resolve(input.path);
+    const stat = await fs.stat(target.absolute).catch((err) => {
+      throw fromFsError(err, target.relative);
+    });
+    if (stat.isDirectory()) {
+      throw toolgateError('NOT_A_FILE', `${target.relative} is a directory`, {
+        suggestion: 'Use list_directory to see its contents.',
+      });
+    }
+    if (!stat.isFile()) throw toolgateError('NOT_A_FILE', `${target.relative} is not a regular file`);
+    if (stat.size > ctx.limits.readMaxBytes) {
+      throw toolgateError(
+        'FILE_TOO_LARGE',
+        `${target.relative} is ${stat.size} bytes; the limit is ${ctx.limits.readMaxBytes}`,
+        {
+          suggestion: 'Use grep to find the lines you need.',
+        },
+      );
+    }
+    const window = new LineWindow(input.offset, input.limit, ctx.limits.outputMaxBytes);
+    const hash = createHash('sha256');
+    const decoder = new StringDecoder('utf8');
+    let first = true;
+    const feed = (chunk: Buffer) => {
+      if (first) {
+        if (looksBinary(chunk)) {
+          throw toolgateError('BINARY_FILE', `${target.relative} is a binary file`, {
+            suggestion: 'Use file_info to see its type and size.',
+          });
+        }
+        let text = decoder.write(chunk);
+        if (text.startsWith(UTF8_BOM)) text = text.slice(1);
+        first = false;
+        window.push(text);
+      } else {
+        window.push(decoder.write(chunk));
+      }
+      hash.update(chunk);
+    };
+    if (stat.size <= WHOLE_READ_BYTES) {
+      feed(await fs.readFile(target.absolute));
+    } else {
+      for await (const chunk of createReadStream(target.absolute, {
+        highWaterMark: 1024 * 1024,
+        signal: ctx.signal,
+      })) {
+        feed(chunk as Buffer);
+      }
+    }
+    window.push(decoder.end());
+    window.end();
+    const { totalLines } = window;
+    if (input.offset > totalLines && totalLines > 0) {
+      throw toolgateError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${input.offset} is past the end of ${target.relative} (${totalLines} lines)`,
+        {
+          suggestion: `Use an offset from 1 to ${totalLines}.`,
+        },
+      );
+    }
+    const endLine = input.offset + window.lines.length - 1;
+    const truncated = endLine < totalLines;
+    return {
+      path: target.relative,
+      content: window.lines.join('\n'),
+      startLine: input.offset,
+      endLine,
+      totalLines,
+      truncated,
+      ...(truncated ? { nextOffset: endLine + 1 } : {}),
+      linesCut: window.linesCut,
+      size: stat.size,
+      sha256: hash.digest('hex'),
+    };
+  },
+  render(data) {
+    const lines = data.content === '' && data.totalLines === 0 ? [] : data.content.split('\n');
+    const width = String(data.endLine).length;
+    const body = lines.map((line, i) => `${String(data.startLine + i).padStart(width)}\t${line}`).join('\n');
+    const tail = data.truncated
+      ? `\n(showing lines ${data.startLine}-${data.endLine} of ${data.totalLines}; continue with offset ${data.nextOffset})`
+      : '';
+    return data.totalLines === 0 ? `(${data.path} is empty)` : body + tail;
+  },
+});
