@@ -22,6 +22,19 @@ export interface PipelineDeps {
   shutdownSignal: AbortSignal;
   /** Policy middleware inserted between authorization and the timeout (rate limits, approvals, …). */
   policies?: Middleware[];
+  /** Called once after every call, success or not (metrics, session last-use); must not throw. */
+  onCallEnd?(info: CallEndInfo): void;
+}
+
+export interface CallEndInfo {
+  callId: string;
+  sessionId: string;
+  /** The registered tool's name and category; undefined when the name was unknown. */
+  tool: string | undefined;
+  category: string | undefined;
+  /** undefined on success. */
+  errorCode: string | undefined;
+  durationMs: number;
 }
 
 export const newCallId = (): string => `call_${randomBytes(12).toString('base64url')}`;
@@ -56,6 +69,7 @@ export class Pipeline {
       const result = await this.chain(call);
       const entry = call.entry!;
       const dataJson = result.dataJson ?? JSON.stringify(result.data) ?? 'null';
+      this.callEnded(call, undefined);
       return {
         ok: true,
         callId: call.callId,
@@ -73,13 +87,26 @@ export class Pipeline {
         text: () => (entry.tool.render ? entry.tool.render(result.data) : dataJson),
       };
     } catch (err) {
+      const error = asToolgateError(err, this.deps.logger, { callId: call.callId });
+      this.callEnded(call, error.code);
       return {
         ok: false,
         callId: call.callId,
         tool: request.toolName,
-        error: asToolgateError(err, this.deps.logger, { callId: call.callId }),
+        error,
         headers: call.headers,
       };
     }
+  }
+
+  private callEnded(call: CallState, errorCode: string | undefined): void {
+    this.deps.onCallEnd?.({
+      callId: call.callId,
+      sessionId: call.request.session.id,
+      tool: call.entry?.tool.name,
+      category: call.entry?.tool.category,
+      errorCode,
+      durationMs: elapsed(call),
+    });
   }
 }

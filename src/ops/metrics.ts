@@ -1,0 +1,90 @@
+// The Prometheus metrics of one app: its own prom-client Registry (no global default registry, so tests
+// can build many apps), counters and histograms fed by the pipeline's onCallEnd hook, and gauges read
+// from callbacks other services register (active sessions, running jobs).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the pipeline reports when a call ends. */
+export interface CallEndMetric {
+  /** A registered tool's name; undefined when the name was unknown (keeps label cardinality bounded). */
+  tool: string | undefined;
+  category: string | undefined;
+  /** The error code, or undefined on success. */
+  errorCode: string | undefined;
+  durationMs: number;
+}
+
+type GaugeSource = () => number;
+
+// Tool calls are mostly milliseconds; commands can run for minutes.
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly calls: Counter<'tool' | 'category' | 'status' | 'code'>;
+  private readonly durations: Histogram<'tool' | 'category'>;
+  private readonly rateLimited: Counter<'tool' | 'category'>;
+  private readonly sources = new Map<string, GaugeSource>();
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'toolgate_' });
+    this.calls = new Counter({
+      name: 'toolgate_tool_calls_total',
+      help: 'Tool calls by tool, category, outcome (success, error, refused) and error code',
+      labelNames: ['tool', 'category', 'status', 'code'],
+      registers: [this.registry],
+    });
+    this.durations = new Histogram({
+      name: 'toolgate_tool_call_duration_seconds',
+      help: 'Tool call duration through the whole pipeline',
+      labelNames: ['tool', 'category'],
+      buckets: DURATION_BUCKETS,
+      registers: [this.registry],
+    });
+    this.rateLimited = new Counter({
+      name: 'toolgate_rate_limit_rejections_total',
+      help: 'Calls refused with 429 by a rate limit',
+      labelNames: ['tool', 'category'],
+      registers: [this.registry],
+    });
+    this.gaugeFromSource('toolgate_active_sessions', 'Sessions that have not expired');
+    this.gaugeFromSource('toolgate_running_jobs', 'Running commands and background jobs');
+  }
+
+  /**
+   * Sets the callback a gauge reads at scrape time, e.g. `setSource('toolgate_running_jobs', () => n)`.
+   * Gauges without a source report 0.
+   */
+  setSource(name: 'toolgate_active_sessions' | 'toolgate_running_jobs', source: GaugeSource): void {
+    this.sources.set(name, source);
+  }
+
+  callEnded(info: CallEndMetric): void {
+    const tool = info.tool ?? 'unknown';
+    const category = info.category ?? 'unknown';
+    const code = info.errorCode ?? '';
+    const status = !code
+      ? 'success'
+      : code === 'RATE_LIMITED' || code === 'PERMISSION_DENIED'
+        ? 'refused'
+        : 'error';
+    this.calls.inc({ tool, category, status, code });
+    this.durations.observe({ tool, category }, info.durationMs / 1000);
+    if (code === 'RATE_LIMITED') this.rateLimited.inc({ tool, category });
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  private gaugeFromSource(name: 'toolgate_active_sessions' | 'toolgate_running_jobs', help: string): void {
+    const sources = this.sources;
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(sources.get(name)?.() ?? 0);
+      },
+    });
+  }
+}
