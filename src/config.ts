@@ -65,6 +65,22 @@ const SessionsSchema = Type.Object(
     defaultTtlSeconds: Type.Integer({ minimum: 1, default: 24 * 3600 }),
     maxTtlSeconds: Type.Integer({ minimum: 1, default: 30 * 24 * 3600 }),
     sweepIntervalSeconds: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+    idleTtlSeconds: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: 'A session with no tool call for this long expires; 0 = no idle expiry',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const ShutdownSchema = Type.Object(
+  {
+    graceSeconds: Type.Number({
+      minimum: 0,
+      default: 10,
+      description: 'On SIGTERM/SIGINT, how long in-flight calls may finish before they are aborted',
+    }),
   },
   { additionalProperties: false },
 );
@@ -79,9 +95,10 @@ export const ConfigFileSchema = Type.Object(
     profiles: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ProfileSchema)),
     rateLimits: Type.Optional(RateLimitsSchema),
     approval: Type.Optional(Type.Array(Type.String())),
-    limits: Type.Optional(Type.Partial(LimitsSchema)),
-    sessions: Type.Optional(Type.Partial(SessionsSchema)),
-    audit: Type.Optional(Type.Partial(AuditSchema)),
+    limits: Type.Optional(Type.Partial(LimitsSchema, { additionalProperties: false })),
+    sessions: Type.Optional(Type.Partial(SessionsSchema, { additionalProperties: false })),
+    audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
+    shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -106,6 +123,7 @@ export interface Config {
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
+  readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
 }
 
 export class ConfigError extends Error {
@@ -185,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
     sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
+    shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
   };
   return deepFreeze(config);
 }

@@ -33,7 +33,8 @@ export function registerAuth(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config?.access ?? 'any';
-    if (access === 'public') return;
+    // Unknown routes answer 404 to everyone: a typo deserves the right hint, and there is nothing to protect.
+    if (access === 'public' || request.is404) return;
     const header = request.headers.authorization;
     if (!header) throw unauthorized('Missing bearer token');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -1,6 +1,6 @@
 // POST /v1/sessions/{id}/tools/{name}: one route per registered tool, generated from its definition
 // (body schema, output schema, operationId, tag), all executed by the shared pipeline.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
 import { clientGone, requestBytes, sendCallOutcome } from '../http/call-response.js';
@@ -12,6 +12,25 @@ const passThrough = () => (value: unknown) => ({ value });
 
 export default async function toolCallRoutes(app: FastifyInstance): Promise<void> {
   const { registry, pipeline } = app.services;
+
+  const handle = async (
+    request: FastifyRequest<{ Params: { id: string } }>,
+    reply: FastifyReply,
+    toolName: string,
+  ) => {
+    const session = sessionForRequest(app, request, request.params.id);
+    const outcome = await pipeline.execute({
+      toolName,
+      input: request.body,
+      session,
+      caller: request.principal!.kind,
+      entryPoint: 'rest',
+      bytesIn: requestBytes(request),
+      signal: clientGone(reply),
+    });
+    request.callInfo = { sessionId: session.id, tool: toolName, callId: outcome.callId };
+    return sendCallOutcome(reply, request, outcome);
+  };
   for (const { tool } of registry.list()) {
     app.post<{ Params: { id: string } }>(
       `/v1/sessions/:id/tools/${tool.name}`,
@@ -45,20 +64,15 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
           },
         },
       },
-      async (request, reply) => {
-        const session = sessionForRequest(app, request, request.params.id);
-        const outcome = await pipeline.execute({
-          toolName: tool.name,
-          input: request.body,
-          session,
-          caller: request.principal!.kind,
-          entryPoint: 'rest',
-          bytesIn: requestBytes(request),
-          signal: clientGone(reply),
-        });
-        request.callInfo = { sessionId: session.id, tool: tool.name, callId: outcome.callId };
-        return sendCallOutcome(reply, request, outcome);
-      },
+      async (request, reply) => handle(request, reply, tool.name),
     );
   }
+
+  // Any other name: through the pipeline too, so an unknown tool is a 404 TOOL_NOT_FOUND with the closest
+  // names as a suggestion, and appears in the audit log like every other call.
+  app.post<{ Params: { id: string; name: string } }>(
+    '/v1/sessions/:id/tools/:name',
+    { validatorCompiler: passThrough, schema: { hide: true } },
+    async (request, reply) => handle(request, reply, request.params.name),
+  );
 }

@@ -1,0 +1,46 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { tempDir } from './helpers/app.js';
+
+function withConfigFile(content: unknown) {
+  const file = path.join(tempDir(), 'toolgate.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('config', () => {
+  it('has defaults that make a fresh start work', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1', sandbox: 'auto', logLevel: 'info' });
+    expect(config.dataDir).toBe(path.resolve('data'));
+    expect(Object.isFrozen(config.limits)).toBe(true);
+  });
+
+  it('names the bad key of a config file', () => {
+    const file = withConfigFile({ limits: { readMaxBytez: 5 } });
+    expect(() => loadConfig({ TOOLGATE_CONFIG: file })).toThrow(/\/limits: unknown key\(s\) "readMaxBytez"/);
+    const typed = withConfigFile({ rateLimits: { filesystem: { limit: 'many', windowSeconds: 1 } } });
+    expect(() => loadConfig({ TOOLGATE_CONFIG: typed })).toThrow(/\/rateLimits\/filesystem\/limit/);
+  });
+
+  it('rejects unreadable JSON, bad enums and bad numbers with a ConfigError', () => {
+    expect(() => loadConfig({ TOOLGATE_CONFIG: withConfigFile('{nope') })).toThrow(ConfigError);
+    expect(() => loadConfig({ TOOLGATE_SANDBOX: 'docker' })).toThrow(/TOOLGATE_SANDBOX/);
+    expect(() => loadConfig({ PORT: '99999' })).toThrow(/PORT/);
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+  });
+
+  it('merges operator profiles and limits over the defaults', () => {
+    const file = withConfigFile({
+      profiles: { reviewer: { permissions: ['read'], categories: ['filesystem'] } },
+      limits: { outputMaxBytes: 4096 },
+    });
+    const config = loadConfig({ TOOLGATE_CONFIG: file });
+    expect(config.profiles.reviewer.categories).toEqual(['filesystem']);
+    expect(config.profiles['read-only'].permissions).toEqual(['read']);
+    expect(config.limits.outputMaxBytes).toBe(4096);
+    expect(config.limits.readMaxBytes).toBe(10 * 1024 * 1024);
+  });
+});
