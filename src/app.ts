@@ -10,6 +10,7 @@ import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import auditRoutes from './routes/audit.js';
 import healthRoutes from './routes/health.js';
+import metricsRoutes from './routes/metrics.js';
 import sessionRoutes from './routes/sessions.js';
 import statsRoutes from './routes/stats.js';
 import toolCallRoutes from './routes/tool-calls.js';
@@ -63,5 +64,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(toolCallRoutes);
   await app.register(auditRoutes);
   await app.register(statsRoutes);
+  await app.register(metricsRoutes);
   return app;
 }

@@ -9,6 +9,7 @@ import { Pipeline } from './core/pipeline/pipeline.js';
 import { loadPluginTools } from './core/plugins.js';
 import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
+import { Metrics } from './ops/metrics.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
@@ -25,6 +26,8 @@ export interface Services extends ToolServices {
   readonly registry: ToolRegistry;
   readonly pipeline: Pipeline;
   readonly events: EventHub;
+  /** Prometheus metrics; other services may register gauge sources (e.g. running jobs). */
+  readonly metrics: Metrics;
   /** Aborted when the app closes: running tool calls stop. */
   readonly shutdown: AbortController;
   /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
@@ -57,7 +60,9 @@ export async function createServices(
 
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
   const db: Db = openDatabase(path.join(config.dataDir, 'toolgate.db'));
-  const sessions = new SessionStore(db);
+  const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
+  const metrics = new Metrics();
+  metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
   const audit = new AuditStore(db);
   const stats = new StatsStore(db);
   const events = new EventHub();
@@ -73,6 +78,15 @@ export async function createServices(
     events,
     logger,
     shutdownSignal: shutdown.signal,
+    onCallEnd(info) {
+      metrics.callEnded(info);
+      try {
+        sessions.touch(info.sessionId);
+      } catch (err) {
+        // Last-use tracking must never fail a call (e.g. a busy database during shutdown).
+        logger.warn({ err, sessionId: info.sessionId }, 'could not record session use');
+      }
+    },
   });
 
   const deleteSession = async (id: string): Promise<boolean> => {
@@ -104,6 +118,7 @@ export async function createServices(
     registry,
     pipeline,
     events,
+    metrics,
     shutdown,
     sweep,
     deleteSession,

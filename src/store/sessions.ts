@@ -23,6 +23,14 @@ export const sessionMigrations: Migration[] = [
       CREATE INDEX sessions_expires_at ON sessions (expires_at);
     `,
   },
+  {
+    // Idle expiry: NULL means "not used since creation" (created_at counts), so inserts need not change.
+    name: 'sessions_0002_last_used',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN last_used_at INTEGER;
+      CREATE INDEX sessions_last_used ON sessions (COALESCE(last_used_at, created_at));
+    `,
+  },
 ];
 
 export interface SessionRecord {
@@ -53,7 +61,16 @@ interface SessionRow {
   metadata: string;
   created_at: number;
   expires_at: number;
+  last_used_at: number | null;
 }
+
+export interface SessionStoreOptions {
+  /** A session with no recorded use for this long counts as expired; 0 = never idles out. */
+  idleTtlMs?: number;
+}
+
+// A live row: not past its lifetime and, with idle expiry on, used recently enough.
+const LIVE = `expires_at > @now AND (@idleMs = 0 OR COALESCE(last_used_at, created_at) > @now - @idleMs)`;
 
 const fromRow = (row: SessionRow): SessionRecord => ({
   id: row.id,
@@ -78,24 +95,33 @@ export class SessionStore {
   private readonly remove;
   private readonly expired;
   private readonly countAll;
+  private readonly markUsed;
+  private readonly idleTtlMs: number;
+  /** Last-use times written per session: the row is updated at most once per touch interval. */
+  private readonly lastWritten = new Map<string, number>();
+  private readonly touchIntervalMs: number;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: SessionStoreOptions = {}) {
+    this.idleTtlMs = options.idleTtlMs ?? 0;
+    // Once a minute, or often enough that a busy session can never look idle with a short TTL.
+    this.touchIntervalMs = this.idleTtlMs > 0 ? Math.min(60_000, this.idleTtlMs / 4) : 60_000;
+    this.markUsed = db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?');
     this.insert = db.prepare(
       `INSERT INTO sessions (id, token_hash, profile, permissions, categories, exclude_tools, rate_limits, approval,
          metadata, created_at, expires_at)
        VALUES (@id, @token_hash, @profile, @permissions, @categories, @exclude_tools, @rate_limits, @approval,
          @metadata, @created_at, @expires_at)`,
     );
-    this.byId = db.prepare('SELECT * FROM sessions WHERE id = ?');
-    this.byTokenHash = db.prepare('SELECT * FROM sessions WHERE token_hash = ?');
+    this.byId = db.prepare(`SELECT * FROM sessions WHERE id = @id AND ${LIVE}`);
+    this.byTokenHash = db.prepare(`SELECT * FROM sessions WHERE token_hash = @hash AND ${LIVE}`);
     // Newest first; the cursor is the last row's (created_at, id) so pages never skip or repeat.
     this.page = db.prepare(
       `SELECT * FROM sessions WHERE (created_at < @createdAt OR (created_at = @createdAt AND id < @id))
        ORDER BY created_at DESC, id DESC LIMIT @limit`,
     );
     this.remove = db.prepare('DELETE FROM sessions WHERE id = ?');
-    this.expired = db.prepare('SELECT id FROM sessions WHERE expires_at <= ? LIMIT 500');
-    this.countAll = db.prepare('SELECT COUNT(*) AS n FROM sessions WHERE expires_at > ?');
+    this.expired = db.prepare(`SELECT id FROM sessions WHERE NOT (${LIVE}) LIMIT 500`);
+    this.countAll = db.prepare(`SELECT COUNT(*) AS n FROM sessions WHERE ${LIVE}`);
   }
 
   /** Creates a session and returns it with its token; the token is not stored and cannot be recovered. */
@@ -124,13 +150,22 @@ export class SessionStore {
 
   /** A live session by id; expired sessions count as gone even before the sweeper removes them. */
   get(id: string, now = Date.now()): SessionRecord | undefined {
-    const row = this.byId.get(id) as SessionRow | undefined;
-    return row && row.expires_at > now ? fromRow(row) : undefined;
+    const row = this.byId.get({ id, now, idleMs: this.idleTtlMs }) as SessionRow | undefined;
+    return row ? fromRow(row) : undefined;
   }
 
   getByToken(token: string, now = Date.now()): SessionRecord | undefined {
-    const row = this.byTokenHash.get(hashToken(token)) as SessionRow | undefined;
-    return row && row.expires_at > now ? fromRow(row) : undefined;
+    const row = this.byTokenHash.get({ hash: hashToken(token), now, idleMs: this.idleTtlMs }) as
+      SessionRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Records that the session was used; writes the row at most once per touch interval. */
+  touch(id: string, now = Date.now()): void {
+    const last = this.lastWritten.get(id);
+    if (last !== undefined && now - last < this.touchIntervalMs) return;
+    this.lastWritten.set(id, now);
+    this.markUsed.run(now, id);
   }
 
   list(limit: number, cursor?: { createdAt: number; id: string }): SessionRecord[] {
@@ -143,14 +178,16 @@ export class SessionStore {
   }
 
   countActive(now = Date.now()): number {
-    return (this.countAll.get(now) as { n: number }).n;
+    return (this.countAll.get({ now, idleMs: this.idleTtlMs }) as { n: number }).n;
   }
 
   delete(id: string): boolean {
+    this.lastWritten.delete(id);
     return this.remove.run(id).changes > 0;
   }
 
+  /** Sessions past their lifetime or idle for longer than the idle TTL. */
   expiredIds(now = Date.now()): string[] {
-    return (this.expired.all(now) as { id: string }[]).map((row) => row.id);
+    return (this.expired.all({ now, idleMs: this.idleTtlMs }) as { id: string }[]).map((row) => row.id);
   }
 }
