@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Type } from 'typebox';
 import { fromFsError, toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
+import { checkWriteQuota } from '../../sandbox/quota.js';
 import { writeFileAtomic } from '../shared/atomic-write.js';
 
 const Input = Type.Object(
@@ -47,6 +48,7 @@ export default defineTool({
         suggestion: 'Choose a file path.',
       });
     }
+    await checkWriteQuota(ctx, target, bytes);
     try {
       await fs.mkdir(path.dirname(target.absolute), { recursive: true });
       await writeFileAtomic(target.absolute, input.content);
