@@ -1,0 +1,96 @@
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+
+const DAY = 86_400_000;
+
+async function appWithConfig(config: object): Promise<TestApp> {
+  const file = path.join(tempDir('toolgate-config-'), 'config.json');
+  writeFileSync(file, JSON.stringify(config));
+  return startApp({ TOOLGATE_CONFIG: file });
+}
+
+const lastUsedAt = (t: TestApp, id: string) =>
+  (
+    t.app.services.db.prepare('SELECT last_used_at FROM sessions WHERE id = ?').get(id) as {
+      last_used_at: number | null;
+    }
+  ).last_used_at;
+
+describe('audit retention (audit.retentionDays)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await appWithConfig({ audit: { retentionDays: 2 } });
+  });
+  afterAll(() => t.close());
+
+  it('keeps audit rows younger than the retention and deletes older ones on sweep', async () => {
+    const session = await t.createSession({ profile: 'read-write', ttlSeconds: 30 * 86_400 });
+    for (let i = 0; i < 3; i++) {
+      expect((await t.call(session, 'write_file', { path: `f${i}.txt`, content: 'x' })).status).toBe(200);
+    }
+    const count = async () => (await t.admin(t.http.get('/v1/audit'))).body.entries.length;
+    expect(await count()).toBe(3);
+    expect(await t.app.services.sweep(Date.now() + 1 * DAY)).toEqual({ sessions: 0, auditRows: 0 });
+    expect(await count()).toBe(3);
+    expect(await t.app.services.sweep(Date.now() + 3 * DAY)).toEqual({ sessions: 0, auditRows: 3 });
+    expect(await count()).toBe(0);
+  });
+});
+
+describe('idle-session expiry (sessions.idleTtlSeconds)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await appWithConfig({ sessions: { idleTtlSeconds: 60 } });
+  });
+  afterAll(() => t.close());
+
+  it('records the last use of a session when a tool is called', async () => {
+    const session = await t.createSession({ profile: 'read-write' });
+    expect(lastUsedAt(t, session.id)).toBeNull();
+    const before = Date.now();
+    expect((await t.call(session, 'write_file', { path: 'a.txt', content: 'a' })).status).toBe(200);
+    expect(lastUsedAt(t, session.id)).toBeGreaterThanOrEqual(before);
+  });
+
+  it('writes the last-use time at most once per interval, not on every call', () => {
+    const { sessions } = t.app.services;
+    const { session } = sessions.create({
+      profile: 'read-only',
+      permissions: ['read'],
+      categories: null,
+      excludeTools: [],
+      rateLimits: {},
+      approval: [],
+      metadata: {},
+      expiresAt: Date.now() + DAY,
+    });
+    const t0 = Date.now();
+    sessions.touch(session.id, t0);
+    sessions.touch(session.id, t0 + 1_000);
+    expect(lastUsedAt(t, session.id)).toBe(t0);
+    // The interval is a quarter of the 60 s idle TTL, so a busy session can never look idle.
+    sessions.touch(session.id, t0 + 15_000);
+    expect(lastUsedAt(t, session.id)).toBe(t0 + 15_000);
+  });
+
+  it('expires a session unused for longer than the idle TTL and keeps one used recently', async () => {
+    const idle = await t.createSession({ profile: 'read-write' });
+    const busy = await t.createSession({ profile: 'read-write' });
+    expect((await t.call(idle, 'write_file', { path: 'keep.txt', content: 'k' })).status).toBe(200);
+    const now = Date.now();
+    t.app.services.sessions.touch(busy.id, now + 50_000);
+    const later = now + 70_000;
+    // Idle sessions count as gone before the sweeper runs…
+    expect(t.app.services.sessions.get(idle.id, later)).toBeUndefined();
+    expect(t.app.services.sessions.get(busy.id, later)?.id).toBe(busy.id);
+    // …and the sweep removes them with their workspace.
+    const swept = await t.app.services.sweep(later);
+    expect(swept.sessions).toBeGreaterThanOrEqual(1);
+    expect(t.app.services.sessions.get(idle.id)).toBeUndefined();
+    expect(t.app.services.sessions.get(busy.id)?.id).toBe(busy.id);
+    expect((await t.call(idle, 'read_file', { path: 'keep.txt' })).status).toBe(401);
+    expect((await t.call(busy, 'write_file', { path: 'b.txt', content: 'b' })).status).toBe(200);
+  });
+});
