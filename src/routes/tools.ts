@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toolgateError } from '../core/errors.js';
+import { LLM_FORMATS, llmToolList, LlmToolListSchema } from '../core/formats/llm.js';
 import { toolgateDeclaration } from '../core/formats/toolgate.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { RegisteredTool } from '../core/registry.js';
@@ -43,16 +44,20 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
         summary: 'Tool declarations (with a session token: only the tools that session may call)',
         querystring: Type.Object({
           category: Type.Optional(Type.String({ minLength: 1 })),
-          format: Type.Enum(['toolgate'], { default: 'toolgate' }),
+          format: Type.Enum(['toolgate', ...LLM_FORMATS], { default: 'toolgate' }),
         }),
-        response: { 200: Type.Object({ tools: Type.Array(ToolDeclaration) }), ...commonErrors },
+        response: {
+          200: Type.Union([Type.Object({ tools: Type.Array(ToolDeclaration) }), LlmToolListSchema]),
+          ...commonErrors,
+        },
       },
     },
     async (request) => {
-      const { category } = request.query;
+      const { category, format } = request.query;
       const tools = visible(request).filter(
         (entry) => category === undefined || entry.tool.category === category,
       );
+      if (format !== 'toolgate') return llmToolList(format, tools);
       return { tools: tools.map(toolgateDeclaration) };
     },
   );
