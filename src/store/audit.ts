@@ -1,5 +1,6 @@
-// The audit log: one row per tool call (including refused ones), written synchronously before the
-// response so an acknowledged call is never missing after a crash. Queried with filters and a cursor.
+// The audit log: one row per tool call (including refused ones), committed before the response is sent
+// so an acknowledged call is never missing after a crash. Rows that arrive in the same event-loop turn
+// share one transaction (group commit): the commit, not the insert, is what costs.
 import type { Db, Migration } from './db.js';
 
 export const auditMigrations: Migration[] = [
@@ -128,7 +129,10 @@ export function auditFilter(query: Omit<AuditQuery, 'limit' | 'beforeId'> & { be
 
 export class AuditStore {
   private readonly insert;
+  private readonly insertBatch;
   private readonly purge;
+  private pending: AuditEntry[] = [];
+  private scheduled: Promise<void> | null = null;
 
   constructor(private readonly db: Db) {
     this.insert = db.prepare(
@@ -137,11 +141,34 @@ export class AuditStore {
        VALUES (@callId, @ts, @sessionId, @tool, @category, @status, @errorCode, @httpStatus, @durationMs,
          @bytesIn, @bytesOut, @caller, @entryPoint, @inputSummary)`,
     );
+    this.insertBatch = db.transaction((rows: AuditEntry[]) => {
+      for (const row of rows) this.insert.run(row);
+    });
     this.purge = db.prepare('DELETE FROM audit WHERE ts < ?');
   }
 
-  record(entry: AuditEntry): void {
-    this.insert.run(entry);
+  /** Resolves once the row is committed. */
+  record(entry: AuditEntry): Promise<void> {
+    this.pending.push(entry);
+    this.scheduled ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        try {
+          this.flush();
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    return this.scheduled;
+  }
+
+  /** Commits every pending row now (also called before the database closes). */
+  flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    this.scheduled = null;
+    if (batch.length) this.insertBatch(batch);
   }
 
   query(query: AuditQuery): AuditRow[] {

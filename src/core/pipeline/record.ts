@@ -36,7 +36,7 @@ export const record =
       tool: request.toolName,
       entryPoint: request.entryPoint,
     });
-    const write = (status: AuditStatus, httpStatus: number, errorCode: string | null, bytesOut: number) => {
+    const write = (status: AuditStatus, httpStatus: number, errorCode: string | null, bytesOut: number) =>
       audit.record({
         callId: call.callId,
         ts: Date.now(),
@@ -53,11 +53,10 @@ export const record =
         entryPoint: request.entryPoint,
         inputSummary: summarizeInput(request.input),
       });
-    };
     try {
       const result = await next();
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
-      write('success', 200, null, Buffer.byteLength(result.dataJson));
+      await write('success', 200, null, Buffer.byteLength(result.dataJson));
       events.publish(sessionId, 'tool_call_end', {
         callId: call.callId,
         tool: request.toolName,
@@ -67,7 +66,7 @@ export const record =
       return result;
     } catch (err) {
       const error = asToolgateError(err, logger, { callId: call.callId, tool: request.toolName, sessionId });
-      write(statusOf(error), error.statusCode, error.code, 0);
+      await write(statusOf(error), error.statusCode, error.code, 0);
       events.publish(sessionId, 'error', {
         callId: call.callId,
         tool: request.toolName,

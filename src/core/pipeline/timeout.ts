@@ -13,10 +13,12 @@ export const timeout =
     const controller = new AbortController();
     const abort = (reason: unknown) => controller.abort(reason);
     const signals = [shutdownSignal, call.request.signal].filter((s): s is AbortSignal => s !== undefined);
-    for (const signal of signals) {
-      if (signal.aborted) abort(signal.reason);
-      else signal.addEventListener('abort', () => abort(signal.reason), { once: true });
-    }
+    const listeners = signals.map((signal) => {
+      const listener = () => abort(signal.reason);
+      if (signal.aborted) listener();
+      else signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    });
     call.signal = controller.signal;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
@@ -33,5 +35,7 @@ export const timeout =
       return await Promise.race([next(), expired]);
     } finally {
       clearTimeout(timer);
+      // The shutdown signal lives as long as the app: without this every call would leave a listener on it.
+      for (const remove of listeners) remove();
     }
   };

@@ -1,0 +1,58 @@
+// read_file through toolgate (auth, validation, path confinement, audit + stats) vs a bare Fastify
+// route doing the same fs read, in the same run. Reports both and the ratio (target >= 0.8).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { fmt, load, startServer } from './lib.js';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const content =
+  Array.from({ length: 40 }, (_, i) => `line ${i + 1}: const value${i} = ${i};`).join('\n') + '\n';
+
+const server = await startServer();
+const session = await server.session({ profile: 'read-only', files: { 'src/small.ts': content } });
+const filePath = path.join(server.app.services.workspaces.dirFor(session.id), 'src/small.ts');
+
+const bare = Fastify({ logger: false });
+bare.post<{ Body: { path: string } }>('/read', async (request) => {
+  const text = await fs.readFile(path.join(path.dirname(filePath), path.basename(request.body.path)), 'utf8');
+  return { success: true, data: { path: request.body.path, content: text } };
+});
+await bare.listen({ port: 0, host: '127.0.0.1' });
+const bareAddress = bare.server.address();
+const bareUrl = `http://127.0.0.1:${typeof bareAddress === 'object' && bareAddress ? bareAddress.port : 0}/read`;
+
+const body = JSON.stringify({ path: 'src/small.ts' });
+const toolgateRequest = {
+  url: `${server.url}/v1/sessions/${session.id}/tools/read_file`,
+  method: 'POST' as const,
+  headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+  body,
+};
+const bareRequest = {
+  url: bareUrl,
+  method: 'POST' as const,
+  headers: { 'content-type': 'application/json' },
+  body,
+};
+
+// Warm both up (JIT, SQLite page cache), then measure alternately.
+await load({ ...bareRequest, duration: 1 });
+await load({ ...toolgateRequest, duration: 1 });
+const bareResult = await load({ ...bareRequest, duration: DURATION });
+const toolgateResult = await load({ ...toolgateRequest, duration: DURATION });
+
+const auditRows = (server.app.services.db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number })
+  .n;
+console.log(`bare fastify fs read : ${fmt(bareResult.requestsPerSec, 0)} req/s, p50 ${bareResult.p50Ms} ms`);
+console.log(
+  `toolgate read_file   : ${fmt(toolgateResult.requestsPerSec, 0)} req/s, p50 ${toolgateResult.p50Ms} ms (audit rows written: ${auditRows})`,
+);
+console.log(
+  `ratio toolgate/bare  : ${fmt(toolgateResult.requestsPerSec / bareResult.requestsPerSec)} (target >= 0.80)`,
+);
+if (toolgateResult.non2xx || bareResult.non2xx)
+  console.log(`non-2xx: toolgate ${toolgateResult.non2xx}, bare ${bareResult.non2xx}`);
+
+await bare.close();
+await server.close();
