@@ -10,6 +10,9 @@ import { loadPluginTools } from './core/plugins.js';
 import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
 import { Metrics } from './ops/metrics.js';
+import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
+import { gateOnSandbox } from './sandbox/runner/availability.js';
+import { createRunner, type RunnerOptions } from './sandbox/runner/runner.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
@@ -39,6 +42,8 @@ export interface Services extends ToolServices {
 export interface ServiceOptions {
   /** Replaces the built-in tool list (tests). */
   tools?: AnyTool[];
+  /** Command sandbox overrides (tests). */
+  runner?: RunnerOptions;
 }
 
 export async function createServices(
@@ -49,12 +54,18 @@ export async function createServices(
   await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   await fs.mkdir(workspaces.baseDir, { recursive: true, mode: 0o700 });
+  const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
+  const jobs = await createJobManager(
+    runner,
+    path.join(config.dataDir, 'jobs'),
+    jobLimitsFor(config.limits.outputMaxBytes),
+  );
 
   const registry = new ToolRegistry();
-  for (const tool of options.tools ?? BUILTIN_TOOLS) registry.add(tool, 'builtin');
+  for (const tool of options.tools ?? BUILTIN_TOOLS) registry.add(gateOnSandbox(tool, runner.status), 'builtin');
   if (config.pluginsDir) {
     for (const { file, tools } of await loadPluginTools(config.pluginsDir)) {
-      for (const tool of tools) registry.add(tool, `plugin ${file}`);
+      for (const tool of tools) registry.add(gateOnSandbox(tool, runner.status), `plugin ${file}`);
     }
   }
 
@@ -67,7 +78,7 @@ export async function createServices(
   const stats = new StatsStore(db);
   const events = new EventHub();
   const shutdown = new AbortController();
-  const base: ToolServices = { config, db, workspaces };
+  const base: ToolServices = { config, db, workspaces, runner, jobs };
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
@@ -91,6 +102,7 @@ export async function createServices(
 
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);
+    await jobs.killSession(id);
     await workspaces.remove(id);
     events.forget(id);
     return existed;
@@ -125,6 +137,7 @@ export async function createServices(
     async close() {
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));
+      await jobs.close();
       for (const { tool } of registry.list()) await tool.shutdown?.();
       db.close();
     },

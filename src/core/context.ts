@@ -1,5 +1,7 @@
 // What a tool gets to work with. Tools import nothing from Fastify or routes: everything arrives here.
 import type { Config } from '../config.js';
+import type { JobManager } from '../jobs/job-manager.js';
+import type { CommandRunner } from '../sandbox/runner/runner.js';
 import type { Workspace } from '../sandbox/workspace.js';
 import type { WorkspaceManager } from '../sandbox/workspaces.js';
 import type { Db } from '../store/db.js';
@@ -24,6 +26,10 @@ export interface ToolServices {
   readonly config: Config;
   readonly db: Db;
   readonly workspaces: WorkspaceManager;
+  /** The command sandbox: the only way a tool starts a process. */
+  readonly runner: CommandRunner;
+  /** Running and finished commands (run_command and the job tools). */
+  readonly jobs: JobManager;
 }
 
 export interface ToolContext {

@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: spec(403, 'permission_error'),
   PATH_OUTSIDE_WORKSPACE: spec(403, 'security_error'),
   RATE_LIMITED: spec(429, 'rate_limited'),
+  TOO_MANY_JOBS: spec(429, 'rate_limited'),
   // things that do not exist
   ROUTE_NOT_FOUND: spec(404, 'user_error'),
   SESSION_NOT_FOUND: spec(404, 'user_error'),

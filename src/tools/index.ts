@@ -3,5 +3,18 @@ import type { AnyTool } from '../core/tool.js';
 import read_file from './filesystem/read_file.js';
 import list_directory from './filesystem/list_directory.js';
 import write_file from './edit/write_file.js';
+import run_command from './execution/run_command.js';
+import job_output from './execution/job_output.js';
+import job_wait from './execution/job_wait.js';
+import job_input from './execution/job_input.js';
+import job_list from './execution/job_list.js';
+import job_kill from './execution/job_kill.js';
 
-export const BUILTIN_TOOLS: AnyTool[] = [read_file, list_directory, write_file];
+export const BUILTIN_TOOLS: AnyTool[] = [read_file, list_directory, write_file,
+  run_command,
+  job_output,
+  job_wait,
+  job_input,
+  job_list,
+  job_kill,
+];

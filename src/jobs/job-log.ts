@@ -1,0 +1,65 @@
+// A job's full output (stdout and stderr interleaved as they arrived) in a file under
+// <dataDir>/jobs/<session>/, bounded in size, readable from any byte offset while the job runs and after.
+import { closeSync, openSync, writeSync, promises as fs } from 'node:fs';
+import { completePrefixLength } from './utf8.js';
+
+export interface LogSlice {
+  text: string;
+  offset: number;
+  nextOffset: number;
+}
+
+export class JobLog {
+  private fd: number | null;
+  bytes = 0;
+  /** Set once the cap was reached; the job is then stopped so nothing printed is silently lost. */
+  full = false;
+
+  constructor(
+    readonly file: string,
+    readonly maxBytes: number,
+  ) {
+    this.fd = openSync(file, 'w', 0o600);
+  }
+
+  /** Appends what fits; false when the cap is reached. Synchronous, so `bytes` is always readable. */
+  append(chunk: Buffer): boolean {
+    if (this.fd === null || this.full) return false;
+    const room = this.maxBytes - this.bytes;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (part.length > 0) this.bytes += writeSync(this.fd, part);
+    if (chunk.length > room) this.full = true;
+    return !this.full;
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** Up to `maxBytes` from `offset`, ending on a character boundary unless the log is complete there. */
+  async read(offset: number, maxBytes: number, complete: boolean): Promise<LogSlice> {
+    const start = Math.min(offset, this.bytes);
+    const length = Math.min(maxBytes, this.bytes - start);
+    if (length <= 0) return { text: '', offset: start, nextOffset: start };
+    const handle = await fs.open(this.file, 'r');
+    try {
+      const buf = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buf, 0, length, start);
+      const atEnd = start + bytesRead === this.bytes && complete;
+      const usable = atEnd ? bytesRead : completePrefixLength(buf.subarray(0, bytesRead)) || bytesRead;
+      return {
+        text: buf.subarray(0, usable).toString('utf8'),
+        offset: start,
+        nextOffset: start + usable,
+      };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async remove(): Promise<void> {
+    this.close();
+    await fs.rm(this.file, { force: true });
+  }
+}

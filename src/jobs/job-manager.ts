@@ -1,0 +1,154 @@
+// All jobs of one app, by session: starts commands through the runner, finds them for the job tools,
+// bounds how many run and how many finished ones (and their logs) are kept, and kills them when their
+// session is deleted or the app shuts down.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { toolgateError } from '../core/errors.js';
+import type { CommandRunner } from '../sandbox/runner/runner.js';
+import type { SpawnRequest } from '../sandbox/runner/types.js';
+import { Job, type KillReason } from './job.js';
+import { JobLog } from './job-log.js';
+
+export interface JobLimits {
+  /** Cap per stream on what a run_command response carries (head + tail). */
+  outputMaxBytes: number;
+  /** Cap on a job's full log; a job printing more is stopped (killReason output_limit). */
+  logMaxBytes: number;
+  maxRunningPerSession: number;
+  /** Finished jobs kept per session (oldest dropped with its log). */
+  maxKeptPerSession: number;
+}
+
+export interface StartJob extends SpawnRequest {
+  sessionId: string;
+  timeoutMs: number;
+  idleTimeoutMs?: number;
+  stdin?: string;
+  keepStdinOpen: boolean;
+}
+
+const MiB = 1024 * 1024;
+
+/** Job limits derived from the configured output cap. */
+export const jobLimitsFor = (outputMaxBytes: number): JobLimits => ({
+  outputMaxBytes,
+  logMaxBytes: Math.max(32 * MiB, 4 * outputMaxBytes),
+  maxRunningPerSession: 8,
+  maxKeptPerSession: 50,
+});
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const newJobId = () => `job_${randomBytes(9).toString('base64url')}`;
+
+/** Jobs do not survive a restart, so logs left by the previous run are removed. */
+export async function createJobManager(runner: CommandRunner, jobsDir: string, limits: JobLimits) {
+  await fs.rm(jobsDir, { recursive: true, force: true });
+  await fs.mkdir(jobsDir, { recursive: true, mode: 0o700 });
+  return new JobManager(runner, jobsDir, limits);
+}
+
+export class JobManager {
+  private readonly bySession = new Map<string, Map<string, Job>>();
+
+  constructor(
+    private readonly runner: CommandRunner,
+    readonly jobsDir: string,
+    readonly limits: JobLimits,
+  ) {}
+
+  private dirFor(sessionId: string): string {
+    if (!SESSION_ID.test(sessionId)) throw new Error(`invalid session id for a job log: ${sessionId}`);
+    return path.join(this.jobsDir, sessionId);
+  }
+
+  start(request: StartJob): Job {
+    const jobs = this.bySession.get(request.sessionId) ?? new Map<string, Job>();
+    const running = [...jobs.values()].filter((job) => job.running).length;
+    if (running >= this.limits.maxRunningPerSession) {
+      throw toolgateError(
+        'TOO_MANY_JOBS',
+        `This session already has ${running} running commands (the limit is ${this.limits.maxRunningPerSession})`,
+        { suggestion: 'Wait for a job with job_wait or stop one with job_kill, then retry.' },
+      );
+    }
+    const dir = this.dirFor(request.sessionId);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const id = newJobId();
+    const log = new JobLog(path.join(dir, `${id}.log`), this.limits.logMaxBytes);
+    let process;
+    try {
+      process = this.runner.spawn(request);
+    } catch (err) {
+      void log.remove();
+      throw err;
+    }
+    const job = new Job({
+      id,
+      sessionId: request.sessionId,
+      command: request.command,
+      cwd: request.cwd,
+      process,
+      log,
+      outputMaxBytes: this.limits.outputMaxBytes,
+      timeoutMs: request.timeoutMs,
+      idleTimeoutMs: request.idleTimeoutMs,
+      stdin: request.stdin,
+      keepStdinOpen: request.keepStdinOpen,
+    });
+    jobs.set(id, job);
+    this.bySession.set(request.sessionId, jobs);
+    void job.done.then(() => this.prune(request.sessionId));
+    return job;
+  }
+
+  get(sessionId: string, jobId: string): Job {
+    const job = this.bySession.get(sessionId)?.get(jobId);
+    if (!job) {
+      throw toolgateError('NOT_FOUND', `No job ${jobId.slice(0, 80)} in this session`, {
+        suggestion: 'job_list shows the jobs of this session.',
+      });
+    }
+    return job;
+  }
+
+  list(sessionId: string): Job[] {
+    return [...(this.bySession.get(sessionId)?.values() ?? [])];
+  }
+
+  runningCount(): number {
+    let count = 0;
+    for (const jobs of this.bySession.values()) for (const job of jobs.values()) if (job.running) count++;
+    return count;
+  }
+
+  private prune(sessionId: string): void {
+    const jobs = this.bySession.get(sessionId);
+    if (!jobs) return;
+    const finished = [...jobs.values()].filter((job) => !job.running);
+    for (const job of finished.slice(0, Math.max(0, finished.length - this.limits.maxKeptPerSession))) {
+      jobs.delete(job.id);
+      void job.log.remove();
+    }
+  }
+
+  private async stopAll(jobs: Iterable<Job>, reason: KillReason): Promise<void> {
+    const list = [...jobs];
+    for (const job of list) job.kill(reason);
+    await Promise.all(list.map((job) => job.done));
+  }
+
+  /** Kills the session's jobs and removes their logs. */
+  async killSession(sessionId: string): Promise<void> {
+    const jobs = this.bySession.get(sessionId);
+    this.bySession.delete(sessionId);
+    if (jobs) await this.stopAll(jobs.values(), 'session_deleted');
+    await fs.rm(this.dirFor(sessionId), { recursive: true, force: true });
+  }
+
+  /** Kills every job. Their logs are removed at the next start: jobs do not survive a restart. */
+  async close(): Promise<void> {
+    const all = [...this.bySession.values()].flatMap((jobs) => [...jobs.values()]);
+    await this.stopAll(all, 'shutdown');
+  }
+}

@@ -1,0 +1,160 @@
+// One running (or finished) command: its process, output capture (capped head+tail per stream for the
+// response, the full interleaved log on disk), timers for timeout and idleness, stdin, and listeners.
+import { StringDecoder } from 'node:string_decoder';
+import type { OutputChunk } from '../core/context.js';
+import type { ExitInfo, SandboxedProcess } from '../sandbox/runner/types.js';
+import { HeadTailCapture } from './head-tail.js';
+import type { JobLog } from './job-log.js';
+
+export type JobStatus = 'running' | 'exited' | 'killed';
+export type KillReason =
+  'timeout' | 'idle_timeout' | 'output_limit' | 'killed' | 'cancelled' | 'session_deleted' | 'shutdown';
+
+export interface JobInit {
+  id: string;
+  sessionId: string;
+  command: string;
+  cwd: string;
+  process: SandboxedProcess;
+  log: JobLog;
+  outputMaxBytes: number;
+  timeoutMs: number;
+  idleTimeoutMs?: number;
+  stdin?: string;
+  /** Keep stdin open for job_input after writing `stdin`. */
+  keepStdinOpen: boolean;
+}
+
+type Listener = (chunk: OutputChunk & { stream: 'stdout' | 'stderr' }) => void;
+
+export class Job {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly log: JobLog;
+  readonly startedAt = Date.now();
+  readonly stdout: HeadTailCapture;
+  readonly stderr: HeadTailCapture;
+  /** Resolves when the process is gone and all output is in the log. */
+  readonly done: Promise<void>;
+  status: JobStatus = 'running';
+  killReason: KillReason | null = null;
+  exit: ExitInfo | null = null;
+  endedAt: number | null = null;
+  startError: string | null = null;
+  stdinOpen: boolean;
+  private readonly process: SandboxedProcess;
+  private readonly listeners = new Set<Listener>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
+
+  constructor(init: JobInit) {
+    this.id = init.id;
+    this.sessionId = init.sessionId;
+    this.command = init.command;
+    this.cwd = init.cwd;
+    this.log = init.log;
+    this.process = init.process;
+    this.stdout = new HeadTailCapture(init.outputMaxBytes);
+    this.stderr = new HeadTailCapture(init.outputMaxBytes);
+    this.capture('stdout', this.stdout);
+    this.capture('stderr', this.stderr);
+    this.timers.push(setTimeout(() => this.kill('timeout'), init.timeoutMs));
+    if (init.idleTimeoutMs !== undefined) {
+      const idleMs = init.idleTimeoutMs;
+      const arm = () => {
+        clearTimeout(this.idleTimer);
+        this.idleTimer = setTimeout(() => this.kill('idle_timeout'), idleMs);
+      };
+      arm();
+      this.listeners.add(arm);
+    }
+    if (init.stdin !== undefined) this.process.stdin.write(init.stdin);
+    this.stdinOpen = init.keepStdinOpen;
+    if (!init.keepStdinOpen) this.process.stdin.end();
+    this.done = this.process.exited.then(
+      (exit) => this.finish(exit, null),
+      (err: Error) => this.finish({ exitCode: null, signal: null }, err.message),
+    );
+  }
+
+  private capture(stream: 'stdout' | 'stderr', capture: HeadTailCapture): void {
+    const decoder = new StringDecoder('utf8');
+    const source = stream === 'stdout' ? this.process.stdout : this.process.stderr;
+    source.on('data', (chunk: Buffer) => {
+      capture.push(chunk);
+      if (!this.log.append(chunk)) this.kill('output_limit');
+      const text = decoder.write(chunk);
+      if (text) for (const listener of this.listeners) listener({ stream, chunk: text });
+    });
+    source.on('end', () => {
+      const rest = decoder.end();
+      if (rest) for (const listener of this.listeners) listener({ stream, chunk: rest });
+    });
+  }
+
+  private finish(exit: ExitInfo, startError: string | null): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    clearTimeout(this.idleTimer);
+    this.exit = exit;
+    this.startError = startError;
+    this.endedAt = Date.now();
+    this.status = this.killReason ? 'killed' : 'exited';
+    this.stdinOpen = false;
+    this.log.close();
+    this.listeners.clear();
+  }
+
+  get running(): boolean {
+    return this.status === 'running';
+  }
+
+  get timedOut(): boolean {
+    return this.killReason === 'timeout' || this.killReason === 'idle_timeout';
+  }
+
+  get durationMs(): number {
+    return (this.endedAt ?? Date.now()) - this.startedAt;
+  }
+
+  /** Output as it arrives (decoded, never splitting a character); returns the unsubscribe function. */
+  onOutput(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Kills the whole process tree; the first reason given is the one reported. */
+  kill(reason: KillReason): void {
+    if (!this.running) return;
+    this.killReason ??= reason;
+    this.process.kill();
+  }
+
+  write(input: string): void {
+    this.process.stdin.write(input);
+  }
+
+  closeStdin(): void {
+    this.stdinOpen = false;
+    this.process.stdin.end();
+  }
+
+  /** Waits until the job ends or `ms` pass; true when it ended. */
+  async wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (!this.running) return true;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stop = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+      onAbort = () => resolve(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([this.done.then(() => true as const), stop]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+    }
+  }
+}
