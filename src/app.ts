@@ -9,6 +9,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import auditRoutes from './routes/audit.js';
+import batchCallRoutes from './routes/batch-calls.js';
 import healthRoutes from './routes/health.js';
 import metricsRoutes from './routes/metrics.js';
 import sessionRoutes from './routes/sessions.js';
@@ -62,6 +63,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sessionRoutes);
   await app.register(toolRoutes);
   await app.register(toolCallRoutes);
+  await app.register(batchCallRoutes);
   await app.register(auditRoutes);
   await app.register(statsRoutes);
   await app.register(metricsRoutes);

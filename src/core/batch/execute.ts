@@ -1,0 +1,56 @@
+// Runs a parsed batch: every call through the shared pipeline (so each is validated, authorised,
+// limited and audited on its own, entry point "batch"), reads concurrently, writes and commands in order.
+import type { Pipeline } from '../pipeline/pipeline.js';
+import { newCallId } from '../pipeline/pipeline.js';
+import type { CallOutcome, CallerKind } from '../pipeline/types.js';
+import type { ToolRegistry } from '../registry.js';
+import { isReadOnly } from '../tool.js';
+import type { SessionRecord } from '../../store/sessions.js';
+import type { BatchCall, ParsedBatch } from './parse.js';
+import type { BatchResult } from './render.js';
+import { runScheduled } from './schedule.js';
+
+export interface BatchDeps {
+  pipeline: Pipeline;
+  registry: ToolRegistry;
+}
+
+export interface BatchCaller {
+  session: SessionRecord;
+  caller: CallerKind;
+  /** Fires when the client goes away; running calls are aborted. */
+  signal?: AbortSignal;
+}
+
+// An unknown tool only produces an error, so it cannot disturb other calls and need not wait.
+const mayOverlap = (registry: ToolRegistry, call: BatchCall): boolean => {
+  if (call.argumentsError) return true;
+  const entry = registry.get(call.name);
+  return entry === undefined || isReadOnly(entry.tool.capabilities);
+};
+
+export async function executeBatch(
+  deps: BatchDeps,
+  batch: ParsedBatch,
+  caller: BatchCaller,
+): Promise<BatchResult[]> {
+  const run = async (call: BatchCall): Promise<CallOutcome> => {
+    // Unreadable arguments never reach a tool, so there is nothing to validate, authorise or audit.
+    if (call.argumentsError) {
+      return { ok: false, callId: newCallId(), tool: call.name, error: call.argumentsError, headers: {} };
+    }
+    return deps.pipeline.execute({
+      toolName: call.name,
+      input: call.arguments,
+      session: caller.session,
+      caller: caller.caller,
+      entryPoint: 'batch',
+      bytesIn: call.bytesIn,
+      signal: caller.signal,
+    });
+  };
+  const outcomes = await runScheduled(
+    batch.calls.map((call) => ({ parallel: mayOverlap(deps.registry, call), run: () => run(call) })),
+  );
+  return batch.calls.map((call, index) => ({ call, outcome: outcomes[index] }));
+}

@@ -1,0 +1,44 @@
+// POST /v1/sessions/{id}/calls: several tool calls in one request, in toolgate, OpenAI or Anthropic
+// format, answered in the same format. The work is done by core/batch; this file is only HTTP.
+import type { FastifyInstance } from 'fastify';
+import { executeBatch } from '../core/batch/execute.js';
+import { BatchBodySchema, MAX_BATCH_CALLS, parseBatch } from '../core/batch/parse.js';
+import { BatchAnswerSchema, renderBatch } from '../core/batch/render.js';
+import { sessionForRequest } from '../http/auth.js';
+import { clientGone } from '../http/call-response.js';
+import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
+
+// parseBatch checks the body itself, with messages that name the format; the body schema documents it.
+const passThrough = () => (value: unknown) => ({ value });
+
+export default async function batchCallRoutes(app: FastifyInstance): Promise<void> {
+  const { pipeline, registry } = app.services;
+  app.post<{ Params: { id: string } }>(
+    '/v1/sessions/:id/calls',
+    {
+      validatorCompiler: passThrough,
+      schema: {
+        operationId: 'callBatch',
+        tags: ['tools'],
+        summary: 'Run several tool calls (toolgate, OpenAI or Anthropic format)',
+        description:
+          `Up to ${MAX_BATCH_CALLS} calls. Read-only calls run concurrently; calls that write or execute ` +
+          'run in order, after every earlier call and before every later one. Results keep the input order ' +
+          'and come back in the format of the request; a failed call is an error result, not a failed batch.',
+        params: SessionIdParams,
+        body: BatchBodySchema,
+        response: { 200: BatchAnswerSchema, ...commonErrors, 413: errorRef },
+      },
+    },
+    async (request, reply) => {
+      const session = sessionForRequest(app, request, request.params.id);
+      const batch = parseBatch(request.body);
+      const results = await executeBatch({ pipeline, registry }, batch, {
+        session,
+        caller: request.principal!.kind,
+        signal: clientGone(reply),
+      });
+      return renderBatch(batch.format, results);
+    },
+  );
+}
