@@ -19,6 +19,9 @@ import { AuditStore } from './store/audit.js';
 import { openDatabase, type Db } from './store/db.js';
 import { SessionStore } from './store/sessions.js';
 import { StatsStore } from './store/stats.js';
+import { FileReadStore } from './store/file-reads.js';
+import { HistoryStore } from './store/history.js';
+import { KeyedLock } from './tools/shared/keyed-lock.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 
 export interface Services extends ToolServices {
@@ -78,7 +81,9 @@ export async function createServices(
   const stats = new StatsStore(db);
   const events = new EventHub();
   const shutdown = new AbortController();
-  const base: ToolServices = { config, db, workspaces, runner, jobs };
+  const fileReads = new FileReadStore(db);
+  const history = new HistoryStore(db, path.join(config.dataDir, 'history'));
+  const base: ToolServices = { config, db, workspaces, runner, jobs, fileReads, history, fileLocks: new KeyedLock() };
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
@@ -102,6 +107,7 @@ export async function createServices(
 
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);
+    await history.removeSession(id);
     await jobs.killSession(id);
     await workspaces.remove(id);
     events.forget(id);

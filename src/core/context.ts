@@ -5,6 +5,9 @@ import type { CommandRunner } from '../sandbox/runner/runner.js';
 import type { Workspace } from '../sandbox/workspace.js';
 import type { WorkspaceManager } from '../sandbox/workspaces.js';
 import type { Db } from '../store/db.js';
+import type { FileReadStore } from '../store/file-reads.js';
+import type { HistoryStore } from '../store/history.js';
+import type { KeyedLock } from '../tools/shared/keyed-lock.js';
 import type { SessionRecord } from '../store/sessions.js';
 
 /** The subset of pino's logger tools may use. */
@@ -30,6 +33,12 @@ export interface ToolServices {
   readonly runner: CommandRunner;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
+  /** What each session last read of each file (read-before-write safety). */
+  readonly fileReads: FileReadStore;
+  /** Previous versions of changed files, for undo_edit. */
+  readonly history: HistoryStore;
+  /** Serializes changes to the same file (keyed by host path). */
+  readonly fileLocks: KeyedLock;
 }
 
 export interface ToolContext {

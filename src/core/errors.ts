@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   CONFLICT: spec(409, 'user_error'),
   ALREADY_EXISTS: spec(409, 'user_error'),
   FILE_CHANGED_SINCE_READ: spec(409, 'user_error'),
+  FILE_NOT_READ: spec(409, 'user_error'),
   EDIT_AMBIGUOUS: spec(409, 'user_error'),
   IDEMPOTENCY_KEY_REUSED: spec(422, 'user_error'),
   FILE_TOO_LARGE: spec(413, 'user_error'),

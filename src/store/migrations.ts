@@ -2,5 +2,7 @@
 import type { Migration } from './db.js';
 import { sessionMigrations } from './sessions.js';
 import { auditMigrations } from './audit.js';
+import { fileReadMigrations } from './file-reads.js';
+import { historyMigrations } from './history.js';
 
-export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations];
+export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations, ...fileReadMigrations, ...historyMigrations];

@@ -3,6 +3,14 @@ import type { AnyTool } from '../core/tool.js';
 import read_file from './filesystem/read_file.js';
 import list_directory from './filesystem/list_directory.js';
 import write_file from './edit/write_file.js';
+import edit_file from './edit/edit_file.js';
+import multi_edit from './edit/multi_edit.js';
+import apply_patch from './edit/apply_patch.js';
+import delete_file from './edit/delete_file.js';
+import move_file from './edit/move_file.js';
+import create_directory from './edit/create_directory.js';
+import undo_edit from './edit/undo_edit.js';
+import file_info from './filesystem/file_info.js';
 import run_command from './execution/run_command.js';
 import job_output from './execution/job_output.js';
 import job_wait from './execution/job_wait.js';
@@ -10,7 +18,18 @@ import job_input from './execution/job_input.js';
 import job_list from './execution/job_list.js';
 import job_kill from './execution/job_kill.js';
 
-export const BUILTIN_TOOLS: AnyTool[] = [read_file, list_directory, write_file,
+export const BUILTIN_TOOLS: AnyTool[] = [
+  read_file,
+  list_directory,
+  file_info,
+  write_file,
+  edit_file,
+  multi_edit,
+  apply_patch,
+  delete_file,
+  move_file,
+  create_directory,
+  undo_edit,
   run_command,
   job_output,
   job_wait,

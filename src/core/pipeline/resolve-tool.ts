@@ -3,7 +3,7 @@ import { toolgateError } from '../errors.js';
 import type { ToolRegistry } from '../registry.js';
 import type { Middleware } from './types.js';
 
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = row[0];

@@ -1,17 +1,18 @@
-// write_file: create or replace a file atomically (temp file + rename), creating parent directories
-// and keeping an existing file's mode.
+// write_file: create or replace a file atomically (temp file + rename), creating parent directories,
+// keeping an existing file's mode and previous version (undo_edit), refusing to clobber unseen changes.
+// The workspace quota is checked in commitWrites.
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { checkWriteQuota } from '../../sandbox/quota.js';
-import { writeFileAtomic } from '../shared/atomic-write.js';
+import { commitWrites } from '../shared/file-commit.js';
+import { checkFresh, ExpectedSha256, hashFile } from '../shared/file-guard.js';
 
 const Input = Type.Object(
   {
     path: Type.String({ minLength: 1, description: 'File path, relative to the workspace root' }),
     content: Type.String({ description: 'The complete new content of the file (UTF-8)' }),
+    expected_sha256: ExpectedSha256,
   },
   { additionalProperties: false },
 );
@@ -27,7 +28,9 @@ export default defineTool({
   category: 'edit',
   description:
     'Create a file or replace its whole content. Parent directories are created. The write is atomic: ' +
-    'readers see the old or the new content, never a mix. Prefer edit_file to change part of a file.',
+    'readers see the old or the new content, never a mix. Prefer edit_file to change part of a file. ' +
+    'Overwriting a file that changed since this session read it is refused (409 FILE_CHANGED_SINCE_READ); ' +
+    'the previous version is kept for undo_edit.',
   capabilities: { readsFiles: true, writesFiles: true, idempotent: true, destructive: true },
   input: Input,
   output: Output,
@@ -42,20 +45,19 @@ export default defineTool({
     }
     const target = await ctx.workspace.resolve(input.path);
     if (target.relative === '.') throw toolgateError('NOT_A_FILE', 'Cannot write to the workspace root');
-    const existing = await fs.stat(target.absolute).catch(() => undefined);
-    if (existing?.isDirectory()) {
-      throw toolgateError('NOT_A_FILE', `${target.relative} is a directory`, {
-        suggestion: 'Choose a file path.',
-      });
-    }
-    await checkWriteQuota(ctx, target, bytes);
-    try {
-      await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-      await writeFileAtomic(target.absolute, input.content);
-    } catch (err) {
-      throw fromFsError(err, target.relative);
-    }
-    return { path: target.relative, bytesWritten: bytes, created: existing === undefined };
+    let created = false;
+    await ctx.services.fileLocks.run([target.absolute], async () => {
+      const existing = await fs.stat(target.absolute).catch(() => undefined);
+      if (existing && !existing.isFile()) {
+        throw toolgateError('NOT_A_FILE', `${target.relative} is not a regular file`, {
+          suggestion: 'Choose a file path.',
+        });
+      }
+      checkFresh(ctx, target.relative, existing && (await hashFile(target.absolute)), input.expected_sha256);
+      created = existing === undefined;
+      await commitWrites(ctx, 'write_file', [{ target, bytes: Buffer.from(input.content, 'utf8') }]);
+    });
+    return { path: target.relative, bytesWritten: bytes, created };
   },
   render: (data) => `${data.created ? 'Created' : 'Wrote'} ${data.path} (${data.bytesWritten} bytes)`,
 });

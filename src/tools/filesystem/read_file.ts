@@ -112,6 +112,13 @@ export default defineTool({
         },
       );
     }
+    const digest = hash.digest('hex');
+    // What the session has now seen: edits and overwrites are checked against it (read-before-write).
+    ctx.services.fileReads.record(ctx.session.id, target.relative, {
+      sha256: digest,
+      mtimeMs: stat.mtimeMs,
+      size: stat.size,
+    });
     const endLine = input.offset + window.lines.length - 1;
     const truncated = endLine < totalLines;
     return {
@@ -124,7 +131,7 @@ export default defineTool({
       ...(truncated ? { nextOffset: endLine + 1 } : {}),
       linesCut: window.linesCut,
       size: stat.size,
-      sha256: hash.digest('hex'),
+      sha256: digest,
     };
   },
   render(data) {

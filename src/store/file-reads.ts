@@ -1,0 +1,64 @@
+// What each session last read (or wrote) of each file: hash, mtime and size, so write tools can refuse
+// to overwrite changes the session has not seen. In SQLite, so the knowledge survives a restart.
+import type { Db, Migration } from './db.js';
+
+export const fileReadMigrations: Migration[] = [
+  {
+    name: 'file_reads_0001_create',
+    sql: `
+      CREATE TABLE file_reads (
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        mtime_ms REAL NOT NULL,
+        size INTEGER NOT NULL,
+        read_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, path)
+      ) WITHOUT ROWID;
+    `,
+  },
+];
+
+export interface FileReadRecord {
+  sha256: string;
+  mtimeMs: number;
+  size: number;
+  readAt: number;
+}
+
+export class FileReadStore {
+  private readonly upsert;
+  private readonly select;
+  private readonly remove;
+
+  constructor(db: Db) {
+    this.upsert = db.prepare(
+      `INSERT INTO file_reads (session_id, path, sha256, mtime_ms, size, read_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, path) DO UPDATE SET sha256 = excluded.sha256, mtime_ms = excluded.mtime_ms,
+         size = excluded.size, read_at = excluded.read_at`,
+    );
+    this.select = db.prepare(
+      'SELECT sha256, mtime_ms, size, read_at FROM file_reads WHERE session_id = ? AND path = ?',
+    );
+    this.remove = db.prepare(
+      "DELETE FROM file_reads WHERE session_id = ? AND (path = ? OR path LIKE ? ESCAPE '\\')",
+    );
+  }
+
+  /** `path` is workspace-relative. */
+  record(sessionId: string, path: string, state: Omit<FileReadRecord, 'readAt'>, now = Date.now()): void {
+    this.upsert.run(sessionId, path, state.sha256, state.mtimeMs, state.size, now);
+  }
+
+  get(sessionId: string, path: string): FileReadRecord | undefined {
+    const row = this.select.get(sessionId, path) as
+      { sha256: string; mtime_ms: number; size: number; read_at: number } | undefined;
+    return row && { sha256: row.sha256, mtimeMs: row.mtime_ms, size: row.size, readAt: row.read_at };
+  }
+
+  /** Forgets a path and, for a directory, everything under it. */
+  forget(sessionId: string, path: string): void {
+    const escaped = path.replace(/[\\%_]/g, (ch) => `\\${ch}`);
+    this.remove.run(sessionId, path, `${escaped}/%`);
+  }
+}

@@ -1,0 +1,98 @@
+// apply_patch: a unified diff over one or more files (changes, new files, deletions, renames), applied
+// all or nothing: every hunk is checked before the first byte is written, and a failed write rolls back.
+import { Type } from 'typebox';
+import { toolgateError } from '../../core/errors.js';
+import { defineTool } from '../../core/tool.js';
+import { commitWrites } from '../shared/file-commit.js';
+import { parseUnifiedDiff, planFile } from '../shared/patch-plan.js';
+
+const Input = Type.Object(
+  {
+    patch: Type.String({
+      minLength: 1,
+      description:
+        'Unified diff (git diff or diff -u); "--- /dev/null" creates a file, "+++ /dev/null" deletes one',
+    }),
+    dry_run: Type.Boolean({ default: false, description: 'Check that every hunk applies without writing' }),
+  },
+  { additionalProperties: false },
+);
+
+const FileResult = Type.Object({
+  path: Type.String(),
+  status: Type.Enum(['added', 'modified', 'deleted', 'renamed']),
+  from: Type.Optional(Type.String({ description: 'The old path of a renamed file' })),
+  additions: Type.Integer(),
+  deletions: Type.Integer(),
+});
+
+const Output = Type.Object({
+  files: Type.Array(FileResult),
+  dryRun: Type.Boolean(),
+});
+
+export default defineTool({
+  name: 'apply_patch',
+  category: 'edit',
+  description:
+    'Apply a unified diff that may touch several files, including new, deleted and renamed files. All ' +
+    'files change or none: if a hunk does not fit, nothing is written and the error names the file and ' +
+    'hunk, with the closest text. Hunks may sit at other line numbers than their headers say. Line endings ' +
+    'and BOM of existing files are kept. The whole patch is one undo_edit step.',
+  capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
+  input: Input,
+  output: Output,
+  examples: [
+    {
+      patch: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,1 +1,1 @@\n-let a = 1;\n+const a = 1;\n',
+      dry_run: false,
+    },
+  ],
+  async execute(input, ctx) {
+    const patches = parseUnifiedDiff(input.patch);
+    const targets = await Promise.all(
+      patches.flatMap((p) =>
+        [p.oldFileName, p.newFileName]
+          .filter((name) => name && name !== '/dev/null')
+          .map((name) => ctx.workspace.resolve(name.replace(/^[ab]\//, ''))),
+      ),
+    );
+    return ctx.services.fileLocks.run(
+      targets.map((t) => t.absolute),
+      async () => {
+        const plans = [];
+        for (const patch of patches) plans.push(await planFile(ctx, patch));
+        const written = plans.flatMap((p) => p.writes.map((w) => w.target.absolute));
+        if (new Set(written).size !== written.length) {
+          throw toolgateError('PATCH_FAILED', 'The patch changes the same file more than once', {
+            suggestion: 'Merge the hunks of each file under one ---/+++ header.',
+          });
+        }
+        if (!input.dry_run)
+          await commitWrites(
+            ctx,
+            'apply_patch',
+            plans.flatMap((p) => p.writes),
+          );
+        return {
+          files: plans.map((p) => ({
+            path: p.target.relative,
+            status: p.status,
+            ...(p.from ? { from: p.from.relative } : {}),
+            additions: p.additions,
+            deletions: p.deletions,
+          })),
+          dryRun: input.dry_run,
+        };
+      },
+    );
+  },
+  render: (data) =>
+    `${data.dryRun ? 'Patch applies (dry run)' : 'Patched'}:\n` +
+    data.files
+      .map(
+        (f) =>
+          `  ${f.status.padEnd(8)} ${f.from ? `${f.from} → ` : ''}${f.path} (+${f.additions} -${f.deletions})`,
+      )
+      .join('\n'),
+});

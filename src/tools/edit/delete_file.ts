@@ -1,0 +1,74 @@
+// delete_file: remove a file, symlink or (only with recursive) a non-empty directory. Nothing is
+// destroyed: the item is moved into the session's history so undo_edit can bring it back.
+import { promises as fs } from 'node:fs';
+import { Type } from 'typebox';
+import { fromFsError, toolgateError } from '../../core/errors.js';
+import { defineTool } from '../../core/tool.js';
+import { checkFresh, changeRef, ExpectedSha256, hashFile } from '../shared/file-guard.js';
+
+const Input = Type.Object(
+  {
+    path: Type.String({ minLength: 1, description: 'File or directory, relative to the workspace root' }),
+    recursive: Type.Boolean({
+      default: false,
+      description: 'Required to delete a directory that is not empty',
+    }),
+    expected_sha256: ExpectedSha256,
+  },
+  { additionalProperties: false },
+);
+
+const Output = Type.Object({
+  path: Type.String(),
+  deleted: Type.Boolean(),
+  type: Type.Enum(['file', 'directory', 'symlink', 'other']),
+});
+
+export default defineTool({
+  name: 'delete_file',
+  category: 'edit',
+  description:
+    'Delete a file or symlink (the link itself, never its target), or a directory: an empty one always, a ' +
+    'non-empty one only with recursive: true. The deleted item is kept in the history; undo_edit restores it.',
+  capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
+  input: Input,
+  output: Output,
+  examples: [{ path: 'tmp/old.txt', recursive: false }],
+  async execute(input, ctx) {
+    const target = await ctx.workspace.resolve(input.path, { followFinalSymlink: false });
+    if (target.relative === '.')
+      throw toolgateError('PERMISSION_DENIED', 'The workspace root cannot be deleted');
+    return ctx.services.fileLocks.run([target.absolute], async () => {
+      const stat = await fs.lstat(target.absolute).catch((err) => {
+        throw fromFsError(err, target.relative);
+      });
+      const type = stat.isSymbolicLink()
+        ? 'symlink'
+        : stat.isDirectory()
+          ? 'directory'
+          : stat.isFile()
+            ? 'file'
+            : 'other';
+      if (type === 'directory' && !input.recursive && (await fs.readdir(target.absolute)).length > 0) {
+        throw toolgateError('DIRECTORY_NOT_EMPTY', `${target.relative} is not empty`, {
+          suggestion: 'Pass recursive: true to delete the directory and everything in it.',
+        });
+      }
+      if (type === 'file')
+        checkFresh(ctx, target.relative, await hashFile(target.absolute), input.expected_sha256);
+      else if (input.expected_sha256 !== undefined) {
+        throw toolgateError('CONFLICT', `${target.relative} is a ${type}; expected_sha256 applies to files`);
+      }
+      const { history } = ctx.services;
+      try {
+        await history.stash(changeRef(ctx, 'delete_file'), target.relative, target.absolute);
+      } catch (err) {
+        throw fromFsError(err, target.relative);
+      }
+      ctx.services.fileReads.forget(ctx.session.id, target.relative);
+      await history.prune(ctx.session.id, [target.relative]);
+      return { path: target.relative, deleted: true, type };
+    });
+  },
+  render: (data) => `Deleted ${data.type} ${data.path} (undo_edit restores it)`,
+});

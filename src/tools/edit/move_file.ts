@@ -1,0 +1,100 @@
+// move_file: rename a file, symlink or directory inside the workspace. Symlinks are moved as links,
+// never followed; an existing destination is replaced only with overwrite (and only if it is not a
+// directory). The move is one undo step.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { Type } from 'typebox';
+import { fromFsError, toolgateError } from '../../core/errors.js';
+import { defineTool } from '../../core/tool.js';
+import { changeRef, checkFresh, hashFile } from '../shared/file-guard.js';
+
+const Input = Type.Object(
+  {
+    source: Type.String({ minLength: 1, description: 'What to move, relative to the workspace root' }),
+    destination: Type.String({ minLength: 1, description: 'The new path (not a directory to move into)' }),
+    overwrite: Type.Boolean({ default: false, description: 'Replace an existing destination file' }),
+  },
+  { additionalProperties: false },
+);
+
+const Output = Type.Object({
+  source: Type.String(),
+  destination: Type.String(),
+  overwritten: Type.Boolean(),
+});
+
+export default defineTool({
+  name: 'move_file',
+  category: 'edit',
+  description:
+    'Move or rename a file, directory or symlink within the workspace; parent directories of the ' +
+    'destination are created. An existing destination is refused unless overwrite is true (directories ' +
+    'are never overwritten). undo_edit on either path moves it back.',
+  capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
+  input: Input,
+  output: Output,
+  examples: [{ source: 'src/old-name.ts', destination: 'src/new-name.ts', overwrite: false }],
+  async execute(input, ctx) {
+    const source = await ctx.workspace.resolve(input.source, { followFinalSymlink: false });
+    const destination = await ctx.workspace.resolve(input.destination, { followFinalSymlink: false });
+    if (source.relative === '.' || destination.relative === '.') {
+      throw toolgateError('BAD_REQUEST', 'The workspace root cannot be moved or replaced');
+    }
+    if (destination.absolute === source.absolute)
+      throw toolgateError('NO_CHANGES', 'source and destination are the same');
+    if (destination.absolute.startsWith(source.absolute + path.sep)) {
+      throw toolgateError('BAD_REQUEST', `Cannot move ${source.relative} into itself`);
+    }
+    return ctx.services.fileLocks.run([source.absolute, destination.absolute], async () => {
+      await fs.lstat(source.absolute).catch((err) => {
+        throw fromFsError(err, source.relative);
+      });
+      const existing = await fs.lstat(destination.absolute).catch(() => undefined);
+      if (existing && (!input.overwrite || existing.isDirectory())) {
+        throw toolgateError('ALREADY_EXISTS', `${destination.relative} already exists`, {
+          suggestion: existing.isDirectory()
+            ? 'Directories are never overwritten; give the full new path, e.g. dir/name.'
+            : 'Pass overwrite: true to replace it, or choose another destination.',
+        });
+      }
+      if (existing?.isFile()) checkFresh(ctx, destination.relative, await hashFile(destination.absolute));
+      const { history, fileReads } = ctx.services;
+      const change = changeRef(ctx, 'move_file');
+      const known = fileReads.get(ctx.session.id, source.relative);
+      try {
+        if (existing) await history.stash(change, destination.relative, destination.absolute);
+        await fs.mkdir(path.dirname(destination.absolute), { recursive: true });
+        await fs.rename(source.absolute, destination.absolute);
+      } catch (err) {
+        // Put a stashed destination back before forgetting the change: nothing may be lost.
+        const stashed = history
+          .latestChange(ctx.session.id, destination.relative)
+          .find((e) => e.changeId === change.changeId);
+        if (stashed?.blob)
+          await fs.rename(history.blobPath(ctx.session.id, stashed.blob), destination.absolute);
+        await history.drop(ctx.session.id, change.changeId);
+        throw fromFsError(err, source.relative);
+      }
+      history.recordMove(change, source.relative, destination.relative);
+      fileReads.forget(ctx.session.id, source.relative);
+      fileReads.forget(ctx.session.id, destination.relative);
+      // The session knew the content before the move; it still does.
+      if (known) {
+        const stat = await fs.lstat(destination.absolute);
+        fileReads.record(ctx.session.id, destination.relative, {
+          ...known,
+          mtimeMs: stat.mtimeMs,
+          size: stat.size,
+        });
+      }
+      await history.prune(ctx.session.id, [source.relative, destination.relative]);
+      return {
+        source: source.relative,
+        destination: destination.relative,
+        overwritten: existing !== undefined,
+      };
+    });
+  },
+  render: (data) =>
+    `Moved ${data.source} → ${data.destination}${data.overwritten ? ' (replaced the old file)' : ''}`,
+});
