@@ -1,6 +1,7 @@
 // Entry point: config → buildApp → listen; graceful shutdown on SIGTERM/SIGINT (a second signal exits at once).
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { installGracefulShutdown } from './ops/shutdown.js';
 
 async function main(): Promise<void> {
   let config;
@@ -24,24 +25,10 @@ async function main(): Promise<void> {
   } else if (adminKey.source === 'file') {
     app.log.info({ file: adminKey.file }, 'admin key loaded from file');
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      app.log.warn({ signal }, 'second signal: exiting now');
-      process.exit(1);
-    }
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    app.close().then(
-      () => process.exit(0),
-      (err) => {
-        app.log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  installGracefulShutdown(app, {
+    graceMs: config.shutdown.graceSeconds * 1000,
+    exit: (code) => process.exit(code),
+  });
   await app.listen({ port: config.port, host: config.host });
 }
 

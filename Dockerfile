@@ -1,0 +1,49 @@
+# syntax=docker/dockerfile:1
+# toolgate container. Build stage: `npm ci` (compiles better-sqlite3), `npm run build` (tsc → dist/),
+# `npm prune --omit=dev`. Runtime stage: Node on Debian slim with ripgrep and bubblewrap, a non-root
+# user, data in the /data volume. test/ops/bundle.test.ts runs the same build steps and start command.
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+# better-sqlite3 falls back to compiling from source when no prebuilt binary matches.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM ${NODE_IMAGE} AS runtime
+# ripgrep: grep/search tools; bubblewrap: the command sandbox; git: agents expect it in a coding
+# workspace; tini: reaps the processes commands leave behind and forwards signals to node.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ripgrep bubblewrap git tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+RUN groupadd --system --gid 10001 toolgate \
+ && useradd --system --uid 10001 --gid toolgate --home-dir /data --shell /usr/sbin/nologin toolgate \
+ && mkdir -p /data \
+ && chown toolgate:toolgate /data
+WORKDIR /app
+COPY --from=build --chown=root:root /app/package.json ./
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/toolgate-entrypoint
+COPY docker/config.example.json /etc/toolgate/config.example.json
+
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    TOOLGATE_DATA_DIR=/data
+VOLUME ["/data"]
+EXPOSE 8080
+USER toolgate
+# Slim images have no curl; Node 22's fetch does the probe.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Must exceed shutdown.graceSeconds + 5 s so in-flight calls can finish (docker stop -t / stop_grace_period).
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/toolgate-entrypoint"]
+CMD ["node", "dist/src/server.js"]
