@@ -11,6 +11,7 @@ import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import auditRoutes from './routes/audit.js';
 import batchCallRoutes from './routes/batch-calls.js';
 import healthRoutes from './routes/health.js';
+import mcpRoutes from './routes/mcp.js';
 import metricsRoutes from './routes/metrics.js';
 import sessionRoutes from './routes/sessions.js';
 import statsRoutes from './routes/stats.js';
@@ -64,6 +65,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(toolRoutes);
   await app.register(toolCallRoutes);
   await app.register(batchCallRoutes);
+  await app.register(mcpRoutes);
   await app.register(auditRoutes);
   await app.register(statsRoutes);
   await app.register(metricsRoutes);

@@ -1,0 +1,46 @@
+// The MCP server one session sees: tools/list shows the tools its permissions allow, tools/call runs
+// through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { mcpDeclaration } from '../core/formats/mcp.js';
+import type { Pipeline } from '../core/pipeline/pipeline.js';
+import { toolAccess } from '../core/policy/permissions.js';
+import type { ToolRegistry } from '../core/registry.js';
+import type { SessionRecord } from '../store/sessions.js';
+import { callToolResult } from './call-result.js';
+
+export interface McpDeps {
+  registry: ToolRegistry;
+  pipeline: Pipeline;
+}
+
+const INSTRUCTIONS =
+  'toolgate gives you a sandboxed workspace (a directory of files) and tools to read, search, edit and ' +
+  'run commands in it. Paths are relative to the workspace root. Failed calls explain what to change.';
+
+export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
+  const server = new Server(
+    { name: 'toolgate', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: deps.registry
+      .list()
+      .filter((entry) => toolAccess(session, entry).allowed)
+      .map(mcpDeclaration),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const input = request.params.arguments ?? {};
+    const outcome = await deps.pipeline.execute({
+      toolName: request.params.name,
+      input,
+      session,
+      caller: 'session',
+      entryPoint: 'mcp',
+      bytesIn: Buffer.byteLength(JSON.stringify(input)),
+      signal: extra.signal,
+    });
+    return callToolResult(outcome);
+  });
+  return server;
+}

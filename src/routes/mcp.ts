@@ -1,0 +1,83 @@
+// /mcp: the tools over MCP Streamable HTTP (stateless: a fresh server and transport per POST, JSON
+// responses). Authenticated like every route; only session tokens, since an MCP client acts as one session.
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toolgateError } from '../core/errors.js';
+import { createMcpServer } from '../mcp/server.js';
+import type { SessionRecord } from '../store/sessions.js';
+
+function sessionOf(request: FastifyRequest): SessionRecord {
+  const principal = request.principal;
+  if (principal?.kind !== 'session') {
+    throw toolgateError('PERMISSION_DENIED', 'The MCP endpoint needs a session token, not the admin key', {
+      suggestion: 'Create a session with POST /v1/sessions and configure its token in the MCP client.',
+    });
+  }
+  return principal.session;
+}
+
+/** The Fastify request as a web Request; the body was already parsed and is handed over separately. */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(`http://${request.host}${request.url}`, { method: request.method, headers });
+}
+
+async function sendWebResponse(reply: FastifyReply, response: Response) {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
+  return reply.send(await response.text());
+}
+
+export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
+  const { registry, pipeline } = app.services;
+
+  app.post(
+    '/mcp',
+    {
+      schema: {
+        operationId: 'mcp',
+        tags: ['mcp'],
+        summary: 'MCP Streamable HTTP endpoint (JSON-RPC; session token required)',
+        description:
+          'Point an MCP client here with "Authorization: Bearer <session token>". tools/list shows the ' +
+          "session's tools; tools/call runs them with the same permissions, limits and audit as REST.",
+      },
+    },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      const server = createMcpServer({ registry, pipeline }, session);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      try {
+        await server.connect(transport);
+        const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+        return await sendWebResponse(reply, response);
+      } finally {
+        await transport.close();
+        await server.close();
+      }
+    },
+  );
+
+  // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE).
+  const notAllowed = async (request: FastifyRequest) => {
+    sessionOf(request);
+    throw toolgateError(
+      'METHOD_NOT_ALLOWED',
+      `${request.method} /mcp is not supported; POST JSON-RPC messages`,
+      {
+        headers: { allow: 'POST' },
+      },
+    );
+  };
+  app.get('/mcp', { schema: { hide: true } }, notAllowed);
+  app.delete('/mcp', { schema: { hide: true } }, notAllowed);
+}
