@@ -87,14 +87,21 @@ export async function childSession(server: ChildServer, body: Record<string, unk
   const res = await server.admin('/v1/sessions', { method: 'POST', body: JSON.stringify(body) });
   if (res.status !== 201) throw new Error(`session: ${res.status} ${await res.text()}`);
   const session = (await res.json()) as { id: string; token: string };
-  const call = (tool: string, input: unknown) =>
-    fetch(`${server.url}/v1/sessions/${session.id}/tools/${tool}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-  return { ...session, call };
+  return { ...session, call: (tool: string, input: unknown) => callTool(server.url, session, tool, input) };
 }
+
+/** One tool call with a session token (also against a restarted server on another port). */
+export const callTool = (
+  url: string,
+  session: { id: string; token: string },
+  tool: string,
+  input: unknown,
+): Promise<Response> =>
+  fetch(`${url}/v1/sessions/${session.id}/tools/${tool}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
 
 /** Resolves when `check` returns true, polling every 20 ms; rejects after `timeoutMs`. */
 export async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {

@@ -85,15 +85,13 @@ describe('GET /metrics', () => {
       errorCode: 'RATE_LIMITED',
       durationMs: 1,
     });
-    return t
-      .admin(t.http.get('/metrics'))
-      .then((res) =>
-        expect(
-          sample(res.text, 'toolgate_rate_limit_rejections_total', {
-            tool: 'read_file',
-            category: 'filesystem',
-          }),
-        ).toBe(1),
-      );
+    return t.admin(t.http.get('/metrics')).then((res) =>
+      expect(
+        sample(res.text, 'toolgate_rate_limit_rejections_total', {
+          tool: 'read_file',
+          category: 'filesystem',
+        }),
+      ).toBe(1),
+    );
   });
 });
