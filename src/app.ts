@@ -8,7 +8,9 @@ import { registerErrorEnvelope } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
+import approvalRoutes from './routes/approvals.js';
 import auditRoutes from './routes/audit.js';
+import eventRoutes from './routes/events.js';
 import batchCallRoutes from './routes/batch-calls.js';
 import healthRoutes from './routes/health.js';
 import mcpRoutes from './routes/mcp.js';
@@ -66,8 +68,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(toolCallRoutes);
   await app.register(batchCallRoutes);
   await app.register(mcpRoutes);
+  await app.register(approvalRoutes);
   await app.register(auditRoutes);
   await app.register(statsRoutes);
+  await app.register(eventRoutes);
   await app.register(metricsRoutes);
   return app;
 }

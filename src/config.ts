@@ -90,6 +90,17 @@ const AuditSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const PolicySchema = Type.Object(
+  {
+    approvalTtlSeconds: Type.Integer({ minimum: 1, default: 3600, description: 'How long a parked call waits' }),
+    idempotencyTtlSeconds: Type.Integer({ minimum: 1, default: 24 * 3600 }),
+    /** Failed authentications allowed per client IP per window, before that IP gets 429. */
+    authFailuresPerWindow: Type.Integer({ minimum: 1, default: 50 }),
+    authWindowSeconds: Type.Integer({ minimum: 1, default: 60 }),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     profiles: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ProfileSchema)),
@@ -98,6 +109,7 @@ export const ConfigFileSchema = Type.Object(
     limits: Type.Optional(Type.Partial(LimitsSchema, { additionalProperties: false })),
     sessions: Type.Optional(Type.Partial(SessionsSchema, { additionalProperties: false })),
     audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
+    policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
   },
   { additionalProperties: false },
@@ -123,6 +135,7 @@ export interface Config {
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
+  readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
 }
 
@@ -203,6 +216,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
     sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
+    policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
   };
   return deepFreeze(config);

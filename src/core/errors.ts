@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: spec(403, 'permission_error'),
   PATH_OUTSIDE_WORKSPACE: spec(403, 'security_error'),
   RATE_LIMITED: spec(429, 'rate_limited'),
+  APPROVAL_PENDING: spec(202, 'permission_error'),
+  APPROVAL_DENIED: spec(403, 'permission_error'),
+  APPROVAL_EXPIRED: spec(410, 'permission_error'),
+  CALL_NOT_FOUND: spec(404, 'user_error'),
   TOO_MANY_JOBS: spec(429, 'rate_limited'),
   // things that do not exist
   ROUTE_NOT_FOUND: spec(404, 'user_error'),
@@ -54,6 +58,7 @@ export const ERROR_CODES = {
   NOT_A_DIRECTORY: spec(422, 'user_error'),
   DIRECTORY_NOT_EMPTY: spec(422, 'user_error'),
   BINARY_FILE: spec(422, 'user_error'),
+  UNSUPPORTED_LANGUAGE: spec(422, 'user_error'),
   EDIT_NOT_FOUND: spec(422, 'user_error'),
   PATCH_FAILED: spec(422, 'user_error'),
   TOOL_FAILED: spec(422, 'user_error'),

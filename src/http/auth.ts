@@ -28,23 +28,57 @@ const unauthorized = (message: string) =>
     headers: { 'www-authenticate': 'Bearer' },
   });
 
+const tooManyFailures = (retryAfterSeconds: number) =>
+  toolgateError('RATE_LIMITED', 'Too many failed authentication attempts from this address', {
+    suggestion: `Wait ${retryAfterSeconds} s, then retry with a valid token.`,
+    headers: { 'retry-after': String(retryAfterSeconds) },
+  });
+
 export function registerAuth(app: FastifyInstance): void {
   const adminDigest = digest(app.services.adminKey.key);
+  const { authFailuresPerWindow, authWindowSeconds } = app.services.config.policy;
+  // Per client IP: after too many failed authentications the IP is refused before any token is checked,
+  // so guessing tokens (or just hammering the lookup) is bounded.
+  const blockedUntil = new Map<string, number>();
+  const refuseIfBlocked = (ip: string, now: number) => {
+    const until = blockedUntil.get(ip);
+    if (until === undefined) return;
+    if (until <= now) {
+      blockedUntil.delete(ip);
+      return;
+    }
+    throw tooManyFailures(Math.ceil((until - now) / 1000));
+  };
+  const countFailure = async (ip: string, error: Error) => {
+    const result = await app.services.rateLimitStore.hit(
+      `auth-ip:${ip}`,
+      authFailuresPerWindow,
+      authWindowSeconds * 1000,
+    );
+    if (!result.allowed) {
+      blockedUntil.set(ip, Date.now() + result.retryAfterSeconds * 1000);
+      throw tooManyFailures(result.retryAfterSeconds);
+    }
+    throw error;
+  };
+
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config?.access ?? 'any';
     // Unknown routes answer 404 to everyone: a typo deserves the right hint, and there is nothing to protect.
     if (access === 'public' || request.is404) return;
+    refuseIfBlocked(request.ip, Date.now());
     const header = request.headers.authorization;
-    if (!header) throw unauthorized('Missing bearer token');
+    if (!header) return countFailure(request.ip, unauthorized('Missing bearer token'));
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw unauthorized('Authorization header must be "Bearer <token>"');
+    if (!match)
+      return countFailure(request.ip, unauthorized('Authorization header must be "Bearer <token>"'));
     const token = match[1];
     if (timingSafeEqual(digest(token), adminDigest)) {
       request.principal = { kind: 'admin' };
     } else {
       const session = app.services.sessions.getByToken(token);
-      if (!session) throw unauthorized('Invalid or expired token');
+      if (!session) return countFailure(request.ip, unauthorized('Invalid or expired token'));
       request.principal = { kind: 'session', session };
     }
     if (access === 'admin' && request.principal.kind !== 'admin') {

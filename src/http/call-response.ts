@@ -6,6 +6,19 @@ import { sendError } from './error-envelope.js';
 
 export function sendCallOutcome(reply: FastifyReply, request: FastifyRequest, outcome: CallOutcome) {
   reply.headers(outcome.headers);
+  if (!outcome.ok && outcome.error.code === 'APPROVAL_PENDING') {
+    // Parked, not failed: 202 with where to fetch the result once an operator decides.
+    const details = outcome.error.details ?? {};
+    return reply.code(202).send({
+      success: true,
+      pending: true,
+      status: 'pending_approval',
+      callId: outcome.callId,
+      message: outcome.error.message,
+      expiresAt: details.expiresAt,
+      resultUrl: details.resultUrl,
+    });
+  }
   if (!outcome.ok) return sendError(reply, request, outcome.error, outcome.callId);
   const body = `{"success":true,"callId":${JSON.stringify(outcome.callId)},"data":${outcome.dataJson},"metadata":${JSON.stringify(outcome.metadata)}}`;
   return reply.code(200).type('application/json; charset=utf-8').send(body);
@@ -18,6 +31,11 @@ export function clientGone(reply: FastifyReply): AbortSignal {
     if (!reply.raw.writableFinished) controller.abort(new Error('client disconnected'));
   });
   return controller.signal;
+}
+
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  return Array.isArray(key) ? key.join(',') : key;
 }
 
 export const requestBytes = (request: FastifyRequest): number => {

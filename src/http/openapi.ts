@@ -28,6 +28,7 @@ export async function registerOpenApi(app: FastifyInstance, categories: string[]
       tags: [
         { name: 'sessions', description: 'Sessions and their workspaces' },
         { name: 'tools', description: 'Tool declarations' },
+        { name: 'approvals', description: 'Calls parked until an operator approves them' },
         { name: 'observability', description: 'Audit log and statistics' },
         { name: 'health', description: 'Liveness and readiness' },
         ...categories.map((name) => ({ name, description: `Tools in the ${name} category` })),

@@ -14,7 +14,7 @@ const AuditEntry = Type.Object({
   sessionId: Type.Union([Type.String(), Type.Null()]),
   tool: Type.String(),
   category: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Enum(['success', 'error', 'refused']),
+  status: Type.Enum(['success', 'error', 'refused', 'pending']),
   errorCode: Type.Union([Type.String(), Type.Null()]),
   httpStatus: Type.Integer(),
   durationMs: Type.Number(),
@@ -40,7 +40,7 @@ export default async function auditRoutes(fastify: FastifyInstance): Promise<voi
         querystring: Type.Object({
           sessionId: Type.Optional(Type.String({ minLength: 1 })),
           tool: Type.Optional(Type.String({ minLength: 1 })),
-          status: Type.Optional(Type.Enum(['success', 'error', 'refused'])),
+          status: Type.Optional(Type.Enum(['success', 'error', 'refused', 'pending'])),
           since: Type.Optional(Type.String({ description: 'ISO-8601 time or epoch ms (inclusive)' })),
           until: Type.Optional(Type.String({ description: 'ISO-8601 time or epoch ms (exclusive)' })),
           ...Pagination,

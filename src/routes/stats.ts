@@ -11,6 +11,7 @@ const Bucket = Type.Object({
   success: Type.Integer(),
   error: Type.Integer(),
   refused: Type.Integer(),
+  pending: Type.Integer(),
   meanMs: Type.Number(),
   p50Ms: Type.Number(),
   p95Ms: Type.Number(),

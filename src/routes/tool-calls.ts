@@ -3,8 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
-import { clientGone, requestBytes, sendCallOutcome } from '../http/call-response.js';
+import { clientGone, idempotencyKeyOf, requestBytes, sendCallOutcome } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
+import { openCallStream, wantsEventStream } from '../http/sse.js';
 
 // The pipeline validates tool input itself (so refused input is audited and described for an LLM);
 // the route's body schema is for the OpenAPI document only.
@@ -19,7 +20,10 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
     toolName: string,
   ) => {
     const session = sessionForRequest(app, request, request.params.id);
+    // Accept: text/event-stream → start, output chunks and end (the result envelope) as Server-Sent Events.
+    const stream = wantsEventStream(request) ? openCallStream(reply, session.id, toolName) : undefined;
     const outcome = await pipeline.execute({
+      ...stream?.callOptions,
       toolName,
       input: request.body,
       session,
@@ -27,8 +31,10 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
       entryPoint: 'rest',
       bytesIn: requestBytes(request),
       signal: clientGone(reply),
+      idempotencyKey: idempotencyKeyOf(request),
     });
     request.callInfo = { sessionId: session.id, tool: toolName, callId: outcome.callId };
+    if (stream) return stream.end(outcome);
     return sendCallOutcome(reply, request, outcome);
   };
   for (const { tool } of registry.list()) {

@@ -31,7 +31,7 @@ export const auditMigrations: Migration[] = [
   },
 ];
 
-export type AuditStatus = 'success' | 'error' | 'refused';
+export type AuditStatus = 'success' | 'error' | 'refused' | 'pending';
 
 export interface AuditEntry {
   callId: string;

@@ -2,7 +2,9 @@
 import type { Migration } from './db.js';
 import { sessionMigrations } from './sessions.js';
 import { auditMigrations } from './audit.js';
+import { approvalMigrations } from './approvals.js';
+import { idempotencyMigrations } from './idempotency.js';
 import { fileReadMigrations } from './file-reads.js';
 import { historyMigrations } from './history.js';
 
-export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations, ...fileReadMigrations, ...historyMigrations];
+export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations, ...approvalMigrations, ...idempotencyMigrations, ...fileReadMigrations, ...historyMigrations];

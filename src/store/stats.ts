@@ -14,6 +14,8 @@ export interface StatsBucket {
   success: number;
   error: number;
   refused: number;
+  /** Parked for approval (each approved call is counted again when it runs). */
+  pending: number;
   meanMs: number;
   p50Ms: number;
   p95Ms: number;
@@ -37,11 +39,13 @@ class BucketBuilder {
   private success = 0;
   private error = 0;
   private refused = 0;
+  private pending = 0;
 
   add(status: string, durationMs: number): void {
     this.durations.push(durationMs);
     if (status === 'success') this.success++;
     else if (status === 'refused') this.refused++;
+    else if (status === 'pending') this.pending++;
     else this.error++;
   }
 
@@ -54,6 +58,7 @@ class BucketBuilder {
       success: this.success,
       error: this.error,
       refused: this.refused,
+      pending: this.pending,
       meanMs: round(sorted.length ? sum / sorted.length : 0),
       p50Ms: round(percentile(sorted, 50)),
       p95Ms: round(percentile(sorted, 95)),

@@ -24,7 +24,11 @@ export function asToolgateError(
 }
 
 const statusOf = (error: ToolgateError): AuditStatus =>
-  error.type === 'permission_error' || error.type === 'rate_limited' ? 'refused' : 'error';
+  error.code === 'APPROVAL_PENDING'
+    ? 'pending'
+    : error.type === 'permission_error' || error.type === 'rate_limited'
+      ? 'refused'
+      : 'error';
 
 export const record =
   (audit: AuditStore, events: EventHub, logger: ToolLogger): Middleware =>

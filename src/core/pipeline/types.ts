@@ -22,6 +22,8 @@ export interface CallRequest {
   signal?: AbortSignal;
   onOutput?: (chunk: OutputChunk) => void;
   idempotencyKey?: string;
+  /** Set when an operator approved this call: the approval middleware lets it through. */
+  approved?: boolean;
 }
 
 /** Mutable state of one call, filled in by the middleware as it passes. */

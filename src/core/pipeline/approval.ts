@@ -1,0 +1,39 @@
+// Calls to tools or categories the session marks as needing approval are parked: stored as pending and
+// answered 202 with the call id. An operator approves or denies them (core/policy/approvals.ts); an
+// approved call re-enters the pipeline with `approved` set and passes this step.
+import type { ApprovalStore } from '../../store/approvals.js';
+import { toolgateError } from '../errors.js';
+import { summarizeInput } from './input-summary.js';
+import type { Middleware } from './types.js';
+
+export const approval =
+  (store: ApprovalStore, ttlMs: number): Middleware =>
+  async (call, next) => {
+    const { request } = call;
+    const tool = call.entry!.tool;
+    const needs = request.session.approval;
+    if (request.approved || (!needs.includes(tool.name) && !needs.includes(tool.category))) return next();
+    const now = Date.now();
+    const expiresAt = now + ttlMs;
+    store.create({
+      callId: call.callId,
+      sessionId: request.session.id,
+      tool: tool.name,
+      category: tool.category,
+      input: call.input,
+      inputSummary: summarizeInput(request.input),
+      caller: request.caller,
+      entryPoint: request.entryPoint,
+      createdAt: now,
+      expiresAt,
+    });
+    const resultUrl = `/v1/sessions/${request.session.id}/calls/${call.callId}`;
+    throw toolgateError(
+      'APPROVAL_PENDING',
+      `${tool.name} needs an operator's approval; the call is waiting`,
+      {
+        suggestion: `Fetch the result with GET ${resultUrl}?wait=30 (long-poll) once it is approved.`,
+        details: { callId: call.callId, expiresAt: new Date(expiresAt).toISOString(), resultUrl },
+      },
+    );
+  };

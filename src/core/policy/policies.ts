@@ -1,0 +1,47 @@
+// Assembles the policy middleware of the pipeline — idempotency, rate limits, approvals, in that order —
+// with the stores they keep state in. A replay costs no rate budget; a parked call has passed the limit.
+import type { Config } from '../../config.js';
+import { ApprovalStore } from '../../store/approvals.js';
+import type { Db } from '../../store/db.js';
+import { IdempotencyStore } from '../../store/idempotency.js';
+import { approval } from '../pipeline/approval.js';
+import { idempotency } from '../pipeline/idempotency.js';
+import { rateLimit } from '../pipeline/rate-limit.js';
+import type { Middleware } from '../pipeline/types.js';
+import { RedisRateLimitStore } from './rate-limit-redis.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit-store.js';
+
+export interface Policies {
+  middleware: Middleware[];
+  rateLimitStore: RateLimitStore;
+  approvals: ApprovalStore;
+  idempotency: IdempotencyStore;
+}
+
+export async function createPolicies(config: Config, db: Db): Promise<Policies> {
+  let rateLimitStore: RateLimitStore;
+  if (config.redisUrl) {
+    const redis = new RedisRateLimitStore(config.redisUrl);
+    try {
+      await redis.ready();
+    } catch (err) {
+      await redis.close();
+      throw new Error(`REDIS_URL: cannot connect to Redis (${(err as Error).message})`);
+    }
+    rateLimitStore = redis;
+  } else {
+    rateLimitStore = new MemoryRateLimitStore();
+  }
+  const approvals = new ApprovalStore(db);
+  const idempotencyStore = new IdempotencyStore(db);
+  return {
+    middleware: [
+      idempotency(idempotencyStore, config.policy.idempotencyTtlSeconds * 1000),
+      rateLimit(config.rateLimits, rateLimitStore),
+      approval(approvals, config.policy.approvalTtlSeconds * 1000),
+    ],
+    rateLimitStore,
+    approvals,
+    idempotency: idempotencyStore,
+  };
+}
