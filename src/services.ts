@@ -7,6 +7,9 @@ import type { ToolLogger, ToolServices } from './core/context.js';
 import { EventHub } from './core/events.js';
 import { Pipeline } from './core/pipeline/pipeline.js';
 import { loadPluginTools } from './core/plugins.js';
+import { ApprovalService } from './core/policy/approvals.js';
+import { createPolicies } from './core/policy/policies.js';
+import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
 import { Metrics } from './ops/metrics.js';
@@ -23,6 +26,7 @@ import { FileReadStore } from './store/file-reads.js';
 import { HistoryStore } from './store/history.js';
 import { KeyedLock } from './tools/shared/keyed-lock.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
+import { CodeIndex } from './code/code-index.js';
 
 export interface Services extends ToolServices {
   readonly adminKey: AdminKey;
@@ -32,6 +36,9 @@ export interface Services extends ToolServices {
   readonly registry: ToolRegistry;
   readonly pipeline: Pipeline;
   readonly events: EventHub;
+  readonly approvals: ApprovalService;
+  /** Counters for rate limits (memory, or Redis when REDIS_URL is set); also guards failed auth per IP. */
+  readonly rateLimitStore: RateLimitStore;
   /** Prometheus metrics; other services may register gauge sources (e.g. running jobs). */
   readonly metrics: Metrics;
   /** Aborted when the app closes: running tool calls stop. */
@@ -83,11 +90,13 @@ export async function createServices(
   const shutdown = new AbortController();
   const fileReads = new FileReadStore(db);
   const history = new HistoryStore(db, path.join(config.dataDir, 'history'));
-  const base: ToolServices = { config, db, workspaces, runner, jobs, fileReads, history, fileLocks: new KeyedLock() };
+  const base: ToolServices = { config, db, workspaces, runner, jobs, fileReads, history, fileLocks: new KeyedLock(), codeIndex: new CodeIndex() };
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
+  const policies = await createPolicies(config, db);
   const pipeline = new Pipeline({
+    policies: policies.middleware,
     registry,
     services: base,
     audit,
@@ -105,11 +114,14 @@ export async function createServices(
     },
   });
 
+  const approvals = new ApprovalService(policies.approvals, sessions, pipeline, logger);
+
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);
-    await history.removeSession(id);
     await jobs.killSession(id);
+    await history.removeSession(id);
     await workspaces.remove(id);
+    base.codeIndex.forget(id);
     events.forget(id);
     return existed;
   };
@@ -119,6 +131,8 @@ export async function createServices(
     for (const id of expired) await deleteSession(id);
     const retentionMs = config.audit.retentionDays * 86_400_000;
     const auditRows = retentionMs > 0 ? audit.deleteOlderThan(now - retentionMs) : 0;
+    approvals.expireDue(now);
+    policies.idempotency.deleteExpired(now);
     return { sessions: expired.length, auditRows };
   };
 
@@ -136,6 +150,8 @@ export async function createServices(
     registry,
     pipeline,
     events,
+    approvals,
+    rateLimitStore: policies.rateLimitStore,
     metrics,
     shutdown,
     sweep,
@@ -145,6 +161,8 @@ export async function createServices(
       shutdown.abort(new Error('shutting down'));
       await jobs.close();
       for (const { tool } of registry.list()) await tool.shutdown?.();
+      audit.flush();
+      await policies.rateLimitStore.close();
       db.close();
     },
   };
