@@ -11,6 +11,8 @@ import move_file from './edit/move_file.js';
 import create_directory from './edit/create_directory.js';
 import undo_edit from './edit/undo_edit.js';
 import file_info from './filesystem/file_info.js';
+import glob from './filesystem/glob.js';
+import grep from './filesystem/grep.js';
 import run_command from './execution/run_command.js';
 import job_output from './execution/job_output.js';
 import job_wait from './execution/job_wait.js';
@@ -22,6 +24,8 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
   list_directory,
   file_info,
+  glob,
+  grep,
   write_file,
   edit_file,
   multi_edit,

@@ -67,6 +67,15 @@ const Output = Type.Object({
 
 type EntryData = { path: string; type: 'file' | 'directory' | 'symlink' | 'other'; size: number };
 
+function comparePaths(a: string, b: string): number {
+  const left = a.split('/');
+  const right = b.split('/');
+  for (let i = 0; i < Math.min(left.length, right.length); i++) {
+    if (left[i] !== right[i]) return left[i] < right[i] ? -1 : 1;
+  }
+  return left.length - right.length;
+}
+
 const typeOf = (entry: Dirent): EntryData['type'] =>
   entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : 'other';
 
@@ -75,7 +84,8 @@ export default defineTool({
   category: 'filesystem',
   description:
     'List files and directories under a path, to `depth` levels. Heavy folders (node_modules, .git, build ' +
-    'output, caches, virtualenvs) are shown but not entered unless include_default_ignored is true. ' +
+    'output, caches, virtualenvs) are shown but not entered unless include_default_ignored is true. At most ' +
+    'the configured number of entries (breadth-first) is returned; `truncated` says when more exist. ' +
     'Symlinks are listed, never followed.',
   capabilities: { readsFiles: true, idempotent: true },
   input: Input,
@@ -125,7 +135,8 @@ export default defineTool({
       }
       level = nextLevel;
     }
-    entries.sort((a, b) => a.path.localeCompare(b.path));
+    // Segment by segment, so a directory's children follow it directly (the tree render relies on it).
+    entries.sort((a, b) => comparePaths(a.path, b.path));
     return { path: root.relative, entries, truncated, skipped };
   },
   render(data) {
@@ -135,11 +146,16 @@ export default defineTool({
       const rel = entry.path.startsWith(base) ? entry.path.slice(base.length) : entry.path;
       const depth = rel.split('/').length - 1;
       const name = rel.split('/').pop();
-      const suffix = entry.type === 'directory' ? '/' : entry.type === 'symlink' ? ' ->' : '';
+      const notEntered = data.skipped.includes(entry.path) ? ' (not listed)' : '';
+      const suffix = entry.type === 'directory' ? `/${notEntered}` : entry.type === 'symlink' ? ' ->' : '';
       const size = entry.type === 'file' ? ` (${entry.size} B)` : '';
       lines.push(`${'  '.repeat(depth + 1)}${name}${suffix}${size}`);
     }
-    if (data.truncated) lines.push(`(truncated: more entries exist; list a subdirectory or lower depth)`);
+    if (data.truncated) {
+      lines.push(
+        `(truncated after ${data.entries.length} entries: list a subdirectory, lower depth or add ignore globs)`,
+      );
+    }
     return lines.join('\n');
   },
 });

@@ -1,0 +1,110 @@
+// glob: find files by name pattern (fast-glob), newest first, respecting .gitignore, never following
+// symlinks: a symlinked directory is not entered and a symlink pointing outside the workspace is left out.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import { Type } from 'typebox';
+import { fromFsError, toolgateError } from '../../core/errors.js';
+import { defineTool } from '../../core/tool.js';
+import { GitignoreFilter } from '../shared/gitignore.js';
+
+const Input = Type.Object(
+  {
+    pattern: Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description:
+        'Glob, e.g. "**/*.ts", "src/**/*.{ts,tsx}"; a pattern without "/" matches file names at any depth',
+    }),
+    path: Type.String({
+      minLength: 1,
+      default: '.',
+      description: 'Directory to search, relative to the workspace root',
+    }),
+    limit: Type.Integer({ minimum: 1, maximum: 10_000, default: 100, description: 'Maximum files returned' }),
+    offset: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: 'Skip this many files (to continue after truncated)',
+    }),
+    include_ignored: Type.Boolean({ default: false, description: 'Also list files ignored by .gitignore' }),
+  },
+  { additionalProperties: false },
+);
+
+const Output = Type.Object({
+  path: Type.String(),
+  files: Type.Array(Type.String(), { description: 'Workspace-relative paths, newest first' }),
+  total: Type.Integer({ description: 'Files matched in all' }),
+  truncated: Type.Boolean(),
+  nextOffset: Type.Optional(Type.Integer()),
+});
+
+export default defineTool({
+  name: 'glob',
+  category: 'filesystem',
+  description:
+    'Find files whose path matches a glob pattern, newest first. Respects .gitignore (unless ' +
+    'include_ignored), skips .git, never follows symlinks. When truncated, call again with offset: nextOffset.',
+  capabilities: { readsFiles: true, idempotent: true },
+  input: Input,
+  output: Output,
+  examples: [{ pattern: '**/*.ts', path: 'src', limit: 100, offset: 0, include_ignored: false }],
+  async execute(input, ctx) {
+    const pattern = input.pattern.replace(/^\/+/, '');
+    if (pattern.split('/').includes('..')) {
+      throw toolgateError('INVALID_PATH', 'A glob pattern may not contain ".." segments', {
+        suggestion: 'Use the path argument to choose the directory, and a pattern relative to it.',
+      });
+    }
+    const dir = await ctx.workspace.resolve(input.path);
+    const stat = await fs.stat(dir.absolute).catch((err) => {
+      throw fromFsError(err, dir.relative);
+    });
+    if (!stat.isDirectory()) throw toolgateError('NOT_A_DIRECTORY', `${dir.relative} is not a directory`);
+    const entries = await fg(pattern, {
+      cwd: dir.absolute,
+      dot: true,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      baseNameMatch: true,
+      objectMode: true,
+      stats: true,
+      suppressErrors: true,
+      ignore: ['**/.git/**'],
+    });
+    if (ctx.signal.aborted) throw ctx.signal.reason;
+    const gitignore = input.include_ignored
+      ? undefined
+      : new GitignoreFilter(ctx.workspace.root, dir.absolute);
+    const found: { path: string; mtimeMs: number }[] = [];
+    for (const entry of entries) {
+      const absolute = path.join(dir.absolute, entry.path);
+      if (gitignore?.ignoredFile(absolute)) continue;
+      let mtimeMs = entry.stats?.mtimeMs ?? 0;
+      if (entry.dirent.isSymbolicLink()) {
+        const real = await fs.realpath(absolute).catch(() => undefined);
+        if (!real || !ctx.workspace.contains(real)) continue;
+        mtimeMs = (await fs.stat(real)).mtimeMs;
+      }
+      found.push({ path: ctx.workspace.toRelative(absolute), mtimeMs });
+    }
+    found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+    const files = found.slice(input.offset, input.offset + input.limit).map((f) => f.path);
+    const truncated = input.offset + files.length < found.length;
+    return {
+      path: dir.relative,
+      files,
+      total: found.length,
+      truncated,
+      ...(truncated ? { nextOffset: input.offset + files.length } : {}),
+    };
+  },
+  render(data) {
+    if (data.files.length === 0) return `No files match in ${data.path}.`;
+    const tail = data.truncated
+      ? `\n(${data.total} files in all; continue with offset ${data.nextOffset})`
+      : '';
+    return data.files.join('\n') + tail;
+  },
+});

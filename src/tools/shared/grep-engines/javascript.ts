@@ -1,0 +1,191 @@
+// The JavaScript engine, used when ripgrep is not installed: walks the tree like rg (hidden files
+// included, .git and .gitignore'd entries skipped, symlinks never followed, binary files skipped) and
+// streams each file line by line, with rg's context semantics. Multiline searches read whole files.
+import { createReadStream, promises as fs, type Dirent } from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import picomatch from 'picomatch';
+import { toolgateError } from '../../../core/errors.js';
+import { GitignoreFilter } from '../gitignore.js';
+import { looksBinary } from '../text.js';
+import { normalizeHitText, type EngineResult, type GrepHit, type GrepQuery } from './types.js';
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export function compilePattern(
+  query: Pick<GrepQuery, 'pattern' | 'fixedStrings' | 'caseInsensitive' | 'multiline'>,
+): RegExp {
+  const source = query.fixedStrings ? escapeRegExp(query.pattern) : query.pattern;
+  const flags = `${query.multiline ? 'gms' : ''}${query.caseInsensitive ? 'i' : ''}`;
+  try {
+    return new RegExp(source, flags);
+  } catch (err) {
+    throw toolgateError('INVALID_REGEX', `Invalid pattern: ${(err as Error).message}`, {
+      suggestion: 'Fix the regular expression, or pass fixed_strings: true to search literally.',
+    });
+  }
+}
+
+type Matcher = (relative: string) => boolean;
+
+function globFilters(globs: string[]): { keep: Matcher; drop: Matcher } {
+  const positive = globs.filter((g) => !g.startsWith('!'));
+  const negative = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
+  const options = { dot: true, basename: true };
+  return {
+    keep: positive.length ? picomatch(positive, options) : () => true,
+    drop: negative.length ? picomatch(negative, options) : () => false,
+  };
+}
+
+/** The files to search, in a stable order; symlinks are skipped, like rg without --follow. */
+async function* walk(query: GrepQuery, gitignore: GitignoreFilter): AsyncGenerator<string> {
+  const { keep, drop } = globFilters(query.globs);
+  const stack = [query.searchPath];
+  while (stack.length) {
+    const dir = stack.pop()!;
+    if (query.signal.aborted) throw query.signal.reason;
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    const files: string[] = [];
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      const relative = path.relative(query.searchPath, full).split(path.sep).join('/');
+      if (entry.isDirectory()) {
+        if (entry.name === '.git' || drop(relative) || gitignore.ignoredEntry(full, true)) continue;
+        stack.push(full);
+      } else if (entry.isFile()) {
+        if (drop(relative) || !keep(relative) || gitignore.ignoredEntry(full, false)) continue;
+        files.push(full);
+      }
+    }
+    yield* files.reverse();
+  }
+}
+
+/** Per-line search with rg's context rules: up to N lines before and after each match, never twice. */
+async function searchStreaming(
+  file: string,
+  relative: string,
+  regex: RegExp,
+  query: GrepQuery,
+  hits: GrepHit[],
+): Promise<void> {
+  const decoder = new StringDecoder('utf8');
+  const before: { line: number; text: string }[] = [];
+  let afterLeft = 0;
+  let lineNumber = 0;
+  let partial = '';
+  let first = true;
+  const onLine = (text: string) => {
+    lineNumber++;
+    if (regex.test(text)) {
+      for (const b of before.splice(0))
+        hits.push({ path: relative, line: b.line, text: normalizeHitText(b.text), context: true });
+      hits.push({ path: relative, line: lineNumber, text: normalizeHitText(text), context: false });
+      afterLeft = query.context;
+    } else if (afterLeft > 0) {
+      hits.push({ path: relative, line: lineNumber, text: normalizeHitText(text), context: true });
+      afterLeft--;
+    } else if (query.context > 0) {
+      before.push({ line: lineNumber, text });
+      if (before.length > query.context) before.shift();
+    }
+  };
+  for await (const raw of createReadStream(file, { highWaterMark: 256 * 1024, signal: query.signal })) {
+    const chunk = raw as Buffer;
+    if (first && looksBinary(chunk)) return;
+    first = false;
+    const text = partial + decoder.write(chunk);
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      onLine(text.slice(start, nl));
+      start = nl + 1;
+    }
+    partial = text.slice(start);
+  }
+  partial += decoder.end();
+  if (partial.length) onLine(partial);
+}
+
+/** Multiline search over the whole file; matches sharing a line are reported as one hit, like rg. */
+async function searchWhole(
+  file: string,
+  relative: string,
+  regex: RegExp,
+  query: GrepQuery,
+  hits: GrepHit[],
+): Promise<void> {
+  const bytes = await fs.readFile(file, { signal: query.signal });
+  if (looksBinary(bytes)) return;
+  const text = bytes.toString('utf8');
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const lineAt: number[] = [];
+  for (let i = 0, offset = 0; i < lines.length; i++) {
+    lineAt.push(offset);
+    offset += lines[i].length + 1;
+  }
+  const lineOf = (index: number) => {
+    let lo = 0;
+    let hi = lineAt.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lineAt[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const ranges: [number, number][] = [];
+  regex.lastIndex = 0;
+  for (let m = regex.exec(text); m; m = regex.exec(text)) {
+    if (m[0].length === 0) {
+      regex.lastIndex++;
+      if (m.index >= text.length) break;
+    }
+    const start = lineOf(m.index);
+    const end = lineOf(Math.max(m.index, m.index + m[0].length - 1));
+    const last = ranges[ranges.length - 1];
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else ranges.push([start, end]);
+  }
+  let emittedUpTo = -1;
+  ranges.forEach(([start, end], i) => {
+    const nextStart = i + 1 < ranges.length ? ranges[i + 1][0] : lines.length;
+    for (let l = Math.max(emittedUpTo + 1, start - query.context); l < start; l++) {
+      hits.push({ path: relative, line: l + 1, text: normalizeHitText(lines[l]), context: true });
+    }
+    hits.push({
+      path: relative,
+      line: start + 1,
+      text: normalizeHitText(lines.slice(start, end + 1).join('\n')),
+      context: false,
+    });
+    const afterEnd = Math.min(end + query.context, nextStart - 1, lines.length - 1);
+    for (let l = end + 1; l <= afterEnd; l++) {
+      hits.push({ path: relative, line: l + 1, text: normalizeHitText(lines[l]), context: true });
+    }
+    emittedUpTo = Math.max(end, afterEnd);
+  });
+}
+
+export async function javascriptEngine(query: GrepQuery): Promise<EngineResult> {
+  const regex = compilePattern(query);
+  const hits: GrepHit[] = [];
+  const stat = await fs.stat(query.searchPath);
+  const gitignore = new GitignoreFilter(
+    query.workspaceRoot,
+    stat.isDirectory() ? query.searchPath : path.dirname(query.searchPath),
+  );
+  const files = stat.isDirectory() ? walk(query, gitignore) : [query.searchPath];
+  for await (const file of files) {
+    const relative = path.relative(query.workspaceRoot, file).split(path.sep).join('/');
+    const search = query.multiline ? searchWhole : searchStreaming;
+    await search(file, relative, regex, query, hits).catch((err: NodeJS.ErrnoException) => {
+      if (query.signal.aborted) throw query.signal.reason;
+      if (err.code !== 'EACCES' && err.code !== 'ENOENT' && err.code !== 'EISDIR') throw err;
+    });
+    if (hits.length >= query.maxHits) return { hits: hits.slice(0, query.maxHits), capped: true };
+  }
+  return { hits, capped: false };
+}

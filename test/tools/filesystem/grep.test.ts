@@ -1,0 +1,174 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../../helpers/app.js';
+import { fileSession, type FileSession } from '../workspace-helpers.js';
+
+let t: TestApp;
+let s: FileSession;
+let outside: string;
+
+beforeAll(async () => {
+  t = await startApp();
+  s = await fileSession(t);
+  outside = mkdtempSync(path.join(tmpdir(), 'toolgate-outside-'));
+  writeFileSync(path.join(outside, 'secret.ts'), 'const needle = "outside";\n');
+  s.put(
+    'src/a.ts',
+    'import x from "y";\nfunction needle() {\n  return 1;\n}\n// TODO: Needle again\nconst z = 2;\n',
+  );
+  s.put('src/b.ts', 'export const needle = 42;\n');
+  s.put('src/crlf.ts', 'first\r\nneedle here\r\nlast\r\n');
+  s.put('src/utf8.md', 'héllo needle wörld 🎉\nnaïve\n');
+  s.put('src/long.txt', `${'x'.repeat(5000)} needle\n`);
+  s.put('src/deep/nested/c.ts', 'needle in nested\n');
+  s.put('.gitignore', 'ignored/\n*.log\n');
+  s.put('ignored/x.ts', 'needle ignored\n');
+  s.put('app.log', 'needle in log\n');
+  s.put('.hidden/h.ts', 'needle hidden\n');
+  s.put('.git/config', 'needle git\n');
+  s.put('sub/.gitignore', 'private.txt\n');
+  s.put('sub/private.txt', 'needle private\n');
+  s.put('sub/public.txt', 'needle public\n');
+  s.put('bin.dat', Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from('needle binary\n')]));
+  s.put('multi.txt', 'begin block\nmiddle\nend block\nother\n');
+  symlinkSync(outside, path.join(s.dir, 'link-out'));
+  symlinkSync(path.join(s.dir, 'src'), path.join(s.dir, 'link-in'));
+});
+afterAll(async () => {
+  rmSync(outside, { recursive: true, force: true });
+  await t.close();
+});
+
+const grep = (input: Record<string, unknown>) => s.call('grep', input);
+
+describe('grep', () => {
+  it('finds matches sorted by path and line, skipping ignored, binary, .git and symlinked entries', async () => {
+    const res = await grep({ pattern: 'needle' });
+    expect(res.status).toBe(200);
+    const paths = [...new Set(res.body.data.matches.map((m: { path: string }) => m.path))];
+    expect(paths).toEqual([
+      '.hidden/h.ts',
+      'src/a.ts',
+      'src/b.ts',
+      'src/crlf.ts',
+      'src/deep/nested/c.ts',
+      'src/long.txt',
+      'src/utf8.md',
+      'sub/public.txt',
+    ]);
+    expect(res.body.data.matches[1]).toEqual({ path: 'src/a.ts', line: 2, text: 'function needle() {' });
+  });
+
+  it('reports CRLF lines without the carriage return and cuts long lines', async () => {
+    const res = await grep({ pattern: 'needle', path: 'src', glob: '*.{ts,txt}' });
+    const crlf = res.body.data.matches.find((m: { path: string }) => m.path === 'src/crlf.ts');
+    expect(crlf).toEqual({ path: 'src/crlf.ts', line: 2, text: 'needle here' });
+    const long = res.body.data.matches.find((m: { path: string }) => m.path === 'src/long.txt');
+    expect(long.text).toMatch(/… \[line truncated: 3007 more chars\]$/);
+  });
+
+  it('supports case-insensitive, fixed strings, context and the other output modes', async () => {
+    const ci = await grep({ pattern: 'NEEDLE', path: 'src/a.ts', case_insensitive: true });
+    expect(ci.body.data.matches.map((m: { line: number }) => m.line)).toEqual([2, 5]);
+    const fixed = await grep({ pattern: 'needle()', fixed_strings: true });
+    expect(fixed.body.data.matches).toEqual([{ path: 'src/a.ts', line: 2, text: 'function needle() {' }]);
+    const ctx = await grep({ pattern: 'return', path: 'src/a.ts', context: 1 });
+    expect(ctx.body.data.matches).toEqual([
+      { path: 'src/a.ts', line: 2, text: 'function needle() {', context: true },
+      { path: 'src/a.ts', line: 3, text: '  return 1;' },
+      { path: 'src/a.ts', line: 4, text: '}', context: true },
+    ]);
+    const files = await grep({ pattern: 'needle', path: 'src', output_mode: 'files_with_matches' });
+    expect(files.body.data.files).toContain('src/deep/nested/c.ts');
+    const counts = await grep({
+      pattern: 'eedle',
+      path: 'src',
+      output_mode: 'count',
+      case_insensitive: true,
+    });
+    expect(counts.body.data.counts).toContainEqual({ path: 'src/a.ts', count: 2 });
+  });
+
+  it('pages with limit, truncated and nextOffset', async () => {
+    const first = await grep({ pattern: 'needle', limit: 3 });
+    expect(first.body.data).toMatchObject({ truncated: true, nextOffset: 3, totalMatches: 8 });
+    const second = await grep({ pattern: 'needle', limit: 100, offset: 3 });
+    expect(second.body.data.matches).toHaveLength(5);
+    expect(second.body.data.truncated).toBe(false);
+  });
+
+  it('matches across lines in multiline mode', async () => {
+    const res = await grep({ pattern: 'begin.*end', path: 'multi.txt', multiline: true });
+    expect(res.body.data.matches).toEqual([
+      { path: 'multi.txt', line: 1, text: 'begin block\nmiddle\nend block' },
+    ]);
+  });
+
+  it('rejects an invalid regex with 400 INVALID_REGEX and the engine message', async () => {
+    for (const engine of ['ripgrep', 'javascript']) {
+      const res = await grep({ pattern: 'foo(', engine });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REGEX');
+      expect(res.body.error.message.length).toBeGreaterThan(20);
+    }
+  });
+
+  it('refuses paths outside the workspace, also through a symlink', async () => {
+    expect((await grep({ pattern: 'x', path: '../' })).status).toBe(403);
+    expect((await grep({ pattern: 'needle', path: 'link-out' })).status).toBe(403);
+  });
+
+  it('renders path:line: text for an LLM', async () => {
+    const res = await t.http
+      .post(`/v1/sessions/${s.id}/calls`)
+      .set('authorization', `Bearer ${s.token}`)
+      .send({ calls: [{ name: 'grep', arguments: { pattern: 'return', path: 'src/a.ts', context: 1 } }] });
+    const text = JSON.stringify(res.body);
+    expect(text).toContain('src/a.ts:3:   return 1;');
+  });
+});
+
+describe('grep engines agree', () => {
+  const queries: Record<string, unknown>[] = [
+    { pattern: 'needle' },
+    { pattern: 'NEEDLE', case_insensitive: true },
+    { pattern: 'needle()', fixed_strings: true },
+    { pattern: 'n[e]+dle\\s', path: 'src' },
+    { pattern: 'needle', glob: '*.ts' },
+    { pattern: 'needle', glob: '!src' },
+    { pattern: 'return|TODO', context: 2 },
+    { pattern: 'needle', output_mode: 'files_with_matches' },
+    { pattern: 'e', output_mode: 'count' },
+    { pattern: 'begin.*?end', multiline: true },
+    { pattern: 'needle', limit: 2, offset: 1 },
+    { pattern: 'needle', path: 'src/crlf.ts' },
+    { pattern: '^const', path: 'src' },
+    { pattern: 'block$' },
+  ];
+  it.each(queries)('ripgrep and the JavaScript engine return the same data for %j', async (query) => {
+    const rg = await grep({ ...query, engine: 'ripgrep' });
+    const js = await grep({ ...query, engine: 'javascript' });
+    expect(rg.status).toBe(200);
+    expect(js.status).toBe(200);
+    expect({ ...js.body.data, engine: 'x' }).toEqual({ ...rg.body.data, engine: 'x' });
+    expect(rg.body.data.engine).toBe('ripgrep');
+    expect(js.body.data.engine).toBe('javascript');
+  });
+});
+
+describe('grep over a large file', () => {
+  it('searches a 50 MB file with both engines', async () => {
+    const line = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod\n';
+    const count = Math.ceil((50 * 1024 * 1024) / line.length);
+    mkdirSync(path.join(s.dir, 'big'), { recursive: true });
+    writeFileSync(path.join(s.dir, 'big/huge.txt'), `${line.repeat(count)}the needle at the end\n`);
+    for (const engine of ['ripgrep', 'javascript']) {
+      const res = await grep({ pattern: 'needle', path: 'big', engine });
+      expect(res.body.data.matches).toEqual([
+        { path: 'big/huge.txt', line: count + 1, text: 'the needle at the end' },
+      ]);
+    }
+  }, 30_000);
+});
