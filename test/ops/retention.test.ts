@@ -1,15 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { startAppWithConfig } from './with-config.js';
 
 const DAY = 86_400_000;
-
-async function appWithConfig(config: object): Promise<TestApp> {
-  const file = path.join(tempDir('toolgate-config-'), 'config.json');
-  writeFileSync(file, JSON.stringify(config));
-  return startApp({ TOOLGATE_CONFIG: file });
-}
 
 const lastUsedAt = (t: TestApp, id: string) =>
   (
@@ -21,7 +14,7 @@ const lastUsedAt = (t: TestApp, id: string) =>
 describe('audit retention (audit.retentionDays)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await appWithConfig({ audit: { retentionDays: 2 } });
+    t = await startAppWithConfig({ audit: { retentionDays: 2 } });
   });
   afterAll(() => t.close());
 
@@ -42,7 +35,7 @@ describe('audit retention (audit.retentionDays)', () => {
 describe('idle-session expiry (sessions.idleTtlSeconds)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await appWithConfig({ sessions: { idleTtlSeconds: 60 } });
+    t = await startAppWithConfig({ sessions: { idleTtlSeconds: 60 } });
   });
   afterAll(() => t.close());
 

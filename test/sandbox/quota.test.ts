@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { startAppWithConfig } from '../ops/with-config.js';
 
 // The quota is a config-file setting; the test writes a real config file into its temp dir.
 describe('workspace quota (limits.workspaceMaxBytes)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    const dir = tempDir('toolgate-quota-');
-    const configFile = path.join(dir, 'config.json');
-    writeFileSync(configFile, JSON.stringify({ limits: { workspaceMaxBytes: 1000 } }));
-    t = await startApp({ TOOLGATE_CONFIG: configFile });
+    t = await startAppWithConfig({ limits: { workspaceMaxBytes: 1000 } });
   });
   afterAll(() => t.close());
 
