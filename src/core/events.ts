@@ -1,5 +1,6 @@
 // Per-session activity events (tool_call_start, tool_output_chunk, tool_call_end, error) with a bounded
-// replay buffer, so an SSE client can resume with Last-Event-ID.
+// replay buffer (by count and by bytes: output chunks can be large), so an SSE client can resume with
+// Last-Event-ID. Only sessions someone has subscribed to (or asked to watch) are buffered.
 export type ActivityEventType = 'tool_call_start' | 'tool_output_chunk' | 'tool_call_end' | 'error';
 
 export interface ActivityEvent {
@@ -13,6 +14,9 @@ type Listener = (event: ActivityEvent) => void;
 
 interface SessionChannel {
   buffer: ActivityEvent[];
+  /** Approximate size of the buffered events' data (JSON length). */
+  bufferBytes: number;
+  sizes: number[];
   listeners: Set<Listener>;
 }
 
@@ -20,11 +24,14 @@ export class EventHub {
   private nextId = 1;
   private readonly channels = new Map<string, SessionChannel>();
 
-  constructor(private readonly bufferSize = 1000) {}
+  constructor(
+    private readonly bufferSize = 1000,
+    private readonly bufferMaxBytes = 1024 * 1024,
+  ) {}
 
   private channel(sessionId: string): SessionChannel {
     let channel = this.channels.get(sessionId);
-    if (!channel) this.channels.set(sessionId, (channel = { buffer: [], listeners: new Set() }));
+    if (!channel) this.channels.set(sessionId, (channel = { buffer: [], bufferBytes: 0, sizes: [], listeners: new Set() }));
     return channel;
   }
 
@@ -33,8 +40,17 @@ export class EventHub {
     // Nobody has ever subscribed: skip the buffer work on the hot path.
     if (!channel) return;
     const event: ActivityEvent = { id: this.nextId++, type, sessionId, data };
+    const size = JSON.stringify(data).length;
     channel.buffer.push(event);
-    if (channel.buffer.length > this.bufferSize) channel.buffer.shift();
+    channel.sizes.push(size);
+    channel.bufferBytes += size;
+    while (
+      channel.buffer.length > 1 &&
+      (channel.buffer.length > this.bufferSize || channel.bufferBytes > this.bufferMaxBytes)
+    ) {
+      channel.buffer.shift();
+      channel.bufferBytes -= channel.sizes.shift()!;
+    }
     for (const listener of channel.listeners) listener(event);
   }
 
@@ -46,6 +62,11 @@ export class EventHub {
     }
     channel.listeners.add(listener);
     return () => channel.listeners.delete(listener);
+  }
+
+  /** Id of the oldest event still buffered for the session (undefined when none). */
+  oldestId(sessionId: string): number | undefined {
+    return this.channels.get(sessionId)?.buffer[0]?.id;
   }
 
   /** Starts buffering a session's events even before a client connects. */

@@ -1,9 +1,16 @@
-// /healthz (the process is up) and /readyz (database writable, workspace root writable).
+// /healthz (the process is up) and /readyz (database writable, workspace root writable, command sandbox).
 import { constants, promises as fs } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
-const Check = Type.Object({ ok: Type.Boolean(), detail: Type.Optional(Type.String()) });
+const Check = Type.Object({
+  ok: Type.Boolean(),
+  detail: Type.Optional(Type.String()),
+  // The sandbox check also says which backend runs commands and whether it isolates them.
+  backend: Type.Optional(Type.Union([Type.Enum(['bwrap', 'none']), Type.Null()])),
+  isolated: Type.Optional(Type.Boolean()),
+  executionEnabled: Type.Optional(Type.Boolean()),
+});
 
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
   app.get(
@@ -36,7 +43,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
     },
     async (_request, reply) => {
       const { db, workspaces } = app.services;
-      const checks: Record<string, { ok: boolean; detail?: string }> = {};
+      const checks: Record<string, Static<typeof Check>> = {};
       try {
         // BEGIN IMMEDIATE takes the write lock: proves the database is writable without writing a row.
         db.prepare('BEGIN IMMEDIATE').run();
@@ -51,6 +58,15 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       } catch {
         checks.workspaces = { ok: false, detail: 'workspace directory is not writable' };
       }
+      const sandbox = app.services.runner.status;
+      checks.sandbox = {
+        // auto without bwrap disables execution, as configured; TOOLGATE_SANDBOX=bwrap without it is a fault.
+        ok: sandbox.available || app.services.config.sandbox !== 'bwrap',
+        backend: sandbox.backend,
+        isolated: sandbox.isolated,
+        executionEnabled: sandbox.available,
+        detail: sandbox.detail,
+      };
       const ready = Object.values(checks).every((c) => c.ok);
       return reply.code(ready ? 200 : 503).send({ ready, checks });
     },

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config.js';
 import { toolgateError } from '../../core/errors.js';
+import { PidsCgroups } from './cgroup.js';
 import { bwrapArgs, SANDBOX_WORKSPACE, type HostLayout } from './bwrap-args.js';
 import { findBwrap, findPrlimit, findShell, prepareHostLayout } from './host.js';
 import { prlimitArgs } from './limits.js';
@@ -46,18 +47,29 @@ export class CommandRunner {
   }
 }
 
-function bwrapBackend(bwrap: string, layout: HostLayout, detail: string): Backend {
+function bwrapBackend(bwrap: string, layout: HostLayout, detail: string, cgroups?: PidsCgroups): Backend {
   return {
-    status: { backend: 'bwrap', isolated: true, available: true, detail },
+    status: {
+      backend: 'bwrap',
+      isolated: true,
+      available: true,
+      detail: `${detail}; ${processLimitNote(cgroups)}`,
+    },
     start: (req, env) =>
       spawnGroup(bwrap, bwrapArgs(layout, req.workspaceRoot, req.cwd, req.command, req.limits), {
         cwd: '/',
         env,
+        cgroup: cgroups?.create(req.limits.maxProcesses),
       }),
   };
 }
 
-function noneBackend(prlimit: string | undefined): Backend {
+const processLimitNote = (cgroups?: PidsCgroups) =>
+  cgroups
+    ? 'process count limited by a pids cgroup per command'
+    : 'process count limited by RLIMIT_NPROC only (no writable pids cgroup; not enforced when the service runs as root)';
+
+function noneBackend(prlimit: string | undefined, cgroups?: PidsCgroups): Backend {
   const shell = findShell();
   return {
     status: {
@@ -66,14 +78,16 @@ function noneBackend(prlimit: string | undefined): Backend {
       available: true,
       detail:
         'TOOLGATE_SANDBOX=none: commands run UNISOLATED as the service user in the workspace directory ' +
-        `(they can read the host and use the network)${prlimit ? '' : '; prlimit is missing, so no resource limits'}`,
+        `(they can read the host and use the network)${prlimit ? '' : '; prlimit is missing, so no resource limits'}; ` +
+        processLimitNote(cgroups),
     },
     start: (req, env) => {
       const cwd = path.join(req.workspaceRoot, req.cwd);
       const command = [shell, '-c', req.command];
+      const cgroup = cgroups?.create(req.limits.maxProcesses);
       return prlimit
-        ? spawnGroup(prlimit, [...prlimitArgs(req.limits, false), ...command], { cwd, env })
-        : spawnGroup(command[0], command.slice(1), { cwd, env });
+        ? spawnGroup(prlimit, [...prlimitArgs(req.limits, false), ...command], { cwd, env, cgroup })
+        : spawnGroup(command[0], command.slice(1), { cwd, env, cgroup });
     },
   };
 }
@@ -124,7 +138,8 @@ export async function createRunner(
   options: RunnerOptions = {},
 ): Promise<CommandRunner> {
   const prlimit = findPrlimit();
-  if (mode === 'none') return new CommandRunner(noneBackend(prlimit));
+  const cgroups = PidsCgroups.detect();
+  if (mode === 'none') return new CommandRunner(noneBackend(prlimit, cgroups));
   const fix = 'set TOOLGATE_SANDBOX=none to run commands without isolation';
   const bwrap = options.bwrapPath ?? findBwrap();
   let problem: string | null;
@@ -140,6 +155,7 @@ export async function createRunner(
           bwrap,
           layout,
           `bubblewrap (${mode === 'auto' ? 'probed at start' : 'required by config'})`,
+          cgroups,
         ),
       );
     }

@@ -2,11 +2,17 @@
 // group on demand. With bwrap the leader is bwrap itself: killing it tears down the pid namespace, so
 // daemons the command started die too.
 import { execa } from 'execa';
+import type { CommandCgroup } from './cgroup.js';
 import type { ExitInfo, SandboxedProcess } from './types.js';
+
+/** How long a killed command's output may take to drain before the streams are cut. */
+const KILL_GRACE_MS = 500;
 
 export interface GroupSpawnOptions {
   cwd: string;
   env: Record<string, string>;
+  /** Joined before the command starts (by a tiny shell that then execs it), so no child escapes it. */
+  cgroup?: CommandCgroup;
 }
 
 function killGroup(pid: number | undefined): void {
@@ -19,7 +25,11 @@ function killGroup(pid: number | undefined): void {
 }
 
 export function spawnGroup(file: string, args: string[], options: GroupSpawnOptions): SandboxedProcess {
-  const subprocess = execa(file, args, {
+  const { cgroup } = options;
+  const [command, commandArgs] = cgroup
+    ? ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, file, ...args]]
+    : [file, args];
+  const subprocess = execa(command, commandArgs, {
     cwd: options.cwd,
     env: options.env,
     extendEnv: false,
@@ -40,17 +50,40 @@ export function spawnGroup(file: string, args: string[], options: GroupSpawnOpti
   subprocess.once('exit', () => killGroup(pid));
   // A command that exits without reading its stdin makes our writes fail with EPIPE; that is not an error.
   subprocess.stdin.on('error', () => undefined);
-  const exited: Promise<ExitInfo> = subprocess.then((result) => {
+
+  let killedAt: (() => void) | undefined;
+  const killed = new Promise<void>((resolve) => (killedAt = resolve));
+  const finished = subprocess.then((result) => {
     if (result.exitCode === undefined && result.signal === undefined) {
       throw new Error(`could not start ${file}: ${result.shortMessage}`);
     }
     return { exitCode: result.exitCode ?? null, signal: result.signal ?? null };
+  });
+  const leaderExit = new Promise<ExitInfo>((resolve) =>
+    subprocess.once('exit', (code, signal) => resolve({ exitCode: code, signal })),
+  );
+  // Normally we wait until the output is drained. After a kill, tearing down a namespace full of
+  // processes (a fork bomb) can take seconds; the caller gets its answer after a short grace instead.
+  const exited: Promise<ExitInfo> = Promise.race([leaderExit, finished]).then(async (exit) => {
+    const graceOver = killed.then(
+      () => new Promise<'grace'>((r) => setTimeout(() => r('grace'), KILL_GRACE_MS)),
+    );
+    if ((await Promise.race([finished, graceOver])) === 'grace') {
+      subprocess.stdout.destroy();
+      subprocess.stderr.destroy();
+    }
+    cgroup?.remove();
+    return exit;
   });
   return {
     stdout: subprocess.stdout,
     stderr: subprocess.stderr,
     stdin: subprocess.stdin,
     exited,
-    kill: () => killGroup(pid),
+    kill() {
+      killGroup(pid);
+      cgroup?.killAll();
+      killedAt?.();
+    },
   };
 }
