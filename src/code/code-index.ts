@@ -1,0 +1,152 @@
+// The code index service: per workspace, every source file's tags, kept between calls and refreshed
+// incrementally — a file is parsed again only when its size or mtime changed; deleted files drop out.
+import { promises as fs } from 'node:fs';
+import { languageOf } from './languages.js';
+import { extractFile } from './extract.js';
+import { GrammarLoader } from './parser.js';
+import type { FileSummary } from './schema.js';
+import { IndexSnapshot } from './snapshot.js';
+import { walkSourceFiles } from './walk.js';
+
+export interface CodeIndexOptions {
+  /** Workspaces whose index is kept in memory; the least recently used one is dropped beyond this. */
+  maxWorkspaces?: number;
+  /** Files larger than this are not parsed (generated bundles, minified code). */
+  maxFileBytes?: number;
+  /** The walk stops after this many source files. */
+  maxFiles?: number;
+}
+
+interface CachedFile {
+  readonly size: number;
+  readonly mtimeMs: number;
+  /** undefined: the file was looked at and left out (too large, binary, unparsable). */
+  readonly summary: FileSummary | undefined;
+}
+
+interface WorkspaceEntry {
+  readonly files: Map<string, CachedFile>;
+  /** Refreshes of one workspace run one after another, so two calls never parse the same file twice. */
+  queue: Promise<unknown>;
+  snapshot?: IndexSnapshot;
+}
+
+// Parsing is synchronous wasm work; handing the event loop back this often keeps other requests moving.
+const YIELD_EVERY_MS = 25;
+const READ_BATCH = 32;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export class CodeIndex {
+  private readonly grammars = new GrammarLoader();
+  private readonly workspaces = new Map<string, WorkspaceEntry>();
+  private readonly maxWorkspaces: number;
+  private readonly maxFileBytes: number;
+  private readonly maxFiles: number;
+
+  constructor(options: CodeIndexOptions = {}) {
+    this.maxWorkspaces = options.maxWorkspaces ?? 16;
+    this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
+    this.maxFiles = options.maxFiles ?? 50_000;
+  }
+
+  /** Drops a workspace's index (its session was deleted). */
+  forget(key: string): void {
+    this.workspaces.delete(key);
+  }
+
+  /** The index of the workspace at `root` (cached under `key`, the session id), brought up to date. */
+  snapshot(key: string, root: string, signal: AbortSignal): Promise<IndexSnapshot> {
+    let entry = this.workspaces.get(key);
+    if (entry) this.workspaces.delete(key);
+    entry ??= { files: new Map(), queue: Promise.resolve() };
+    // Re-inserting keeps the map in least-recently-used order.
+    this.workspaces.set(key, entry);
+    while (this.workspaces.size > this.maxWorkspaces) {
+      const oldest = this.workspaces.keys().next().value;
+      if (oldest === undefined) break;
+      this.workspaces.delete(oldest);
+    }
+    const target = entry;
+    const run = target.queue.then(() => this.refresh(root, target, signal));
+    target.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async refresh(root: string, entry: WorkspaceEntry, signal: AbortSignal): Promise<IndexSnapshot> {
+    const started = performance.now();
+    const walk = await walkSourceFiles({
+      root,
+      dir: root,
+      signal,
+      accept: (relative) => languageOf(relative) !== undefined,
+      maxFiles: this.maxFiles,
+    });
+    const seen = new Set<string>();
+    const stale = [];
+    for (const file of walk.files) {
+      seen.add(file.path);
+      const cached = entry.files.get(file.path);
+      if (!cached || cached.size !== file.size || cached.mtimeMs !== file.mtimeMs) stale.push(file);
+    }
+    let changed = stale.length > 0;
+    for (const path of entry.files.keys()) {
+      if (!seen.has(path)) {
+        entry.files.delete(path);
+        changed = true;
+      }
+    }
+    let sliceStart = performance.now();
+    for (let i = 0; i < stale.length; i += READ_BATCH) {
+      const batch = stale.slice(i, i + READ_BATCH);
+      const contents = await Promise.all(
+        batch.map((f) =>
+          f.size > this.maxFileBytes ? undefined : fs.readFile(f.absolute).catch(() => undefined),
+        ),
+      );
+      for (let j = 0; j < batch.length; j++) {
+        if (signal.aborted) throw signal.reason;
+        const file = batch[j];
+        const bytes = contents[j];
+        const language = languageOf(file.path);
+        let summary: FileSummary | undefined;
+        if (bytes && language && !bytes.subarray(0, 8192).includes(0)) {
+          const lang = await this.grammars.load(language);
+          try {
+            summary = extractFile(file.path, bytes.toString('utf8'), lang);
+          } catch {
+            summary = undefined;
+          }
+        }
+        entry.files.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, summary });
+        if (performance.now() - sliceStart > YIELD_EVERY_MS) {
+          await yieldToEventLoop();
+          sliceStart = performance.now();
+        }
+      }
+    }
+    const stats = () => ({
+      files: walk.files.length - skipped,
+      parsed: stale.length,
+      reused: walk.files.length - stale.length,
+      skipped,
+      truncated: walk.truncated,
+      durationMs: Math.round(performance.now() - started),
+    });
+    let skipped = 0;
+    if (!changed && entry.snapshot && entry.snapshot.stats.truncated === walk.truncated) {
+      // Nothing changed: the same snapshot (and the lookups it already built) serves this call too.
+      skipped = entry.snapshot.stats.skipped;
+      entry.snapshot.stats = stats();
+      return entry.snapshot;
+    }
+    const summaries: FileSummary[] = [];
+    for (const file of walk.files) {
+      const summary = entry.files.get(file.path)?.summary;
+      if (summary) summaries.push(summary);
+      else skipped++;
+    }
+    entry.snapshot = new IndexSnapshot(summaries, stats());
+    return entry.snapshot;
+  }
+}

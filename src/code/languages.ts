@@ -1,0 +1,34 @@
+// The languages the code index understands: file extensions and the grammar (.wasm) that parses each.
+import path from 'node:path';
+
+export const LANGUAGE_IDS = ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java'] as const;
+export type LanguageId = (typeof LANGUAGE_IDS)[number];
+
+const BY_EXTENSION: Readonly<Record<string, LanguageId>> = {
+  '.ts': 'typescript',
+  '.mts': 'typescript',
+  '.cts': 'typescript',
+  '.tsx': 'tsx',
+  '.js': 'javascript',
+  '.mjs': 'javascript',
+  '.cjs': 'javascript',
+  '.jsx': 'javascript',
+  '.py': 'python',
+  '.pyi': 'python',
+  '.go': 'go',
+  '.rs': 'rust',
+  '.java': 'java',
+};
+
+export const languageOf = (file: string): LanguageId | undefined => {
+  // Type declarations describe code that lives elsewhere; indexing them would double every symbol.
+  if (file.endsWith('.d.ts') || file.endsWith('.d.mts') || file.endsWith('.d.cts')) return undefined;
+  return BY_EXTENSION[path.extname(file).toLowerCase()];
+};
+
+/** The grammar file in @vscode/tree-sitter-wasm for a language. */
+export const grammarFile = (language: LanguageId): string => `tree-sitter-${language}.wasm`;
+
+/** Languages whose imports resolve to files the same way (specifiers, index files, extensions). */
+export const isJsLike = (language: LanguageId): boolean =>
+  language === 'typescript' || language === 'tsx' || language === 'javascript';

@@ -1,0 +1,148 @@
+// find_references: where a symbol is used — calls, constructions, type uses, inheritance — across the
+// workspace; uses that the using file's imports tie to the definition are marked `resolved`.
+import { promises as fs } from 'node:fs';
+import { Type } from 'typebox';
+import { toolgateError } from '../../core/errors.js';
+import { defineTool } from '../../core/tool.js';
+import { ReferenceKindSchema, type FileSummary } from '../../code/schema.js';
+import { SymbolResolver } from '../../code/symbol-resolver.js';
+import { cutLine } from '../shared/text.js';
+import {
+  codeSnapshot,
+  definitionLine,
+  findDefinitions,
+  IndexInfoSchema,
+  indexInfo,
+  LocatedDefinitionSchema,
+  moduleResolver,
+  resolveScope,
+  SymbolNameSchema,
+  SymbolPathSchema,
+} from './shared.js';
+
+const Input = Type.Object(
+  {
+    name: SymbolNameSchema,
+    path: Type.Optional(SymbolPathSchema),
+    scope: Type.String({ minLength: 1, default: '.', description: 'Directory or file to search for uses' }),
+    include_unresolved: Type.Boolean({
+      default: true,
+      description: 'Also list same-named uses that imports do not tie to the definition (e.g. obj.method())',
+    }),
+    limit: Type.Integer({
+      minimum: 1,
+      maximum: 2000,
+      default: 200,
+      description: 'Maximum references returned',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const Reference = Type.Object({
+  path: Type.String(),
+  line: Type.Integer(),
+  column: Type.Integer(),
+  kind: ReferenceKindSchema,
+  confidence: Type.Enum(['resolved', 'name'], {
+    description:
+      'resolved: the file’s own definitions or imports lead to the definition; name: same name only',
+  }),
+  text: Type.String({ description: 'The line, trimmed' }),
+});
+
+const Output = Type.Object({
+  name: Type.String(),
+  definitions: Type.Array(LocatedDefinitionSchema),
+  references: Type.Array(Reference),
+  total: Type.Integer(),
+  truncated: Type.Boolean(),
+  index: IndexInfoSchema,
+});
+
+const targetKey = (path: string, line: number) => `${path}:${line}`;
+
+export default defineTool({
+  name: 'find_references',
+  category: 'code',
+  description:
+    'Find the uses of a symbol: call sites, `new`, type annotations, extends/implements, arguments. Each ' +
+    'use says whether the using file’s imports (or own definitions) tie it to the definition (`resolved`) ' +
+    'or it only has the same name (`name`, e.g. a method called on an object). Give `path` to pick the ' +
+    'definition when several share the name.',
+  capabilities: { readsFiles: true, idempotent: true },
+  input: Input,
+  output: Output,
+  examples: [{ name: 'createUser', scope: '.', include_unresolved: true, limit: 100 }],
+  async execute(input, ctx) {
+    const scope = await resolveScope(ctx, input.scope);
+    const snapshot = await codeSnapshot(ctx);
+    const resolver = new SymbolResolver(snapshot, await moduleResolver(ctx, snapshot));
+    const [head, ...rest] = input.name.split('.');
+    const last = rest.length ? rest[rest.length - 1] : head;
+
+    const definitions = await findDefinitions(ctx, snapshot, input.name, input.path);
+    if (input.path !== undefined && !definitions.length) {
+      throw toolgateError('NOT_FOUND', `No definition of "${input.name}" is visible from ${input.path}`, {
+        suggestion: 'Leave out path to list every use of the name.',
+      });
+    }
+    const targets = new Set(definitions.map((d) => targetKey(d.path, d.line)));
+
+    const found = [];
+    const resolvedIn = new Map<string, boolean>();
+    const isResolved = (file: FileSummary): boolean => {
+      let hit = resolvedIn.get(file.path);
+      if (hit === undefined) {
+        const result = resolver.resolve(file, last);
+        hit =
+          (result.resolution === 'local' || result.resolution === 'import') &&
+          result.targets.some((t) => t.definition && targets.has(targetKey(t.path, t.definition.line)));
+        resolvedIn.set(file.path, hit);
+      }
+      return hit;
+    };
+    for (const file of snapshot.files) {
+      if (!scope.include(file.path)) continue;
+      for (const ref of file.references) {
+        if (ref.name !== last) continue;
+        const confidence = isResolved(file) ? ('resolved' as const) : ('name' as const);
+        if (confidence === 'name' && !input.include_unresolved) continue;
+        found.push({ path: file.path, line: ref.line, column: ref.column, kind: ref.kind, confidence });
+      }
+    }
+    const shown = found.slice(0, input.limit);
+    const texts = new Map<string, string[]>();
+    const references = [];
+    for (const ref of shown) {
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      let lines = texts.get(ref.path);
+      if (!lines) {
+        const target = await ctx.workspace.resolve(ref.path);
+        lines = (await fs.readFile(target.absolute, 'utf8').catch(() => '')).split('\n');
+        texts.set(ref.path, lines);
+      }
+      references.push({ ...ref, text: cutLine((lines[ref.line - 1] ?? '').trim(), 200).text });
+    }
+    return {
+      name: input.name,
+      definitions,
+      references,
+      total: found.length,
+      truncated: found.length > shown.length,
+      index: indexInfo(snapshot),
+    };
+  },
+  render(data) {
+    const lines = data.definitions.map((d) => `defined: ${definitionLine(d)}`);
+    if (!data.references.length) lines.push(`No references to ${data.name}.`);
+    for (const r of data.references) {
+      lines.push(
+        `${r.path}:${r.line}:${r.column}: ${r.text}${r.confidence === 'name' ? '  (same name)' : ''}`,
+      );
+    }
+    if (data.truncated)
+      lines.push(`(${data.total - data.references.length} more; raise limit or narrow scope)`);
+    return lines.join('\n');
+  },
+});
