@@ -30,6 +30,11 @@ export class FileReadStore {
   private readonly upsert;
   private readonly select;
   private readonly remove;
+  /**
+   * What was last written per session and path: re-reading an unchanged file (the common case) then
+   * costs no SQLite commit. Only a cache — the table stays the truth — so it may be dropped at any time.
+   */
+  private readonly written = new Map<string, Map<string, string>>();
 
   constructor(db: Db) {
     this.upsert = db.prepare(
@@ -47,6 +52,14 @@ export class FileReadStore {
 
   /** `path` is workspace-relative. */
   record(sessionId: string, path: string, state: Omit<FileReadRecord, 'readAt'>, now = Date.now()): void {
+    const signature = `${state.sha256}:${state.mtimeMs}:${state.size}`;
+    let paths = this.written.get(sessionId);
+    if (paths?.get(path) === signature) return;
+    if (!paths) {
+      if (this.written.size > 10_000) this.written.clear();
+      this.written.set(sessionId, (paths = new Map()));
+    }
+    paths.set(path, signature);
     this.upsert.run(sessionId, path, state.sha256, state.mtimeMs, state.size, now);
   }
 
@@ -58,6 +71,7 @@ export class FileReadStore {
 
   /** Forgets a path and, for a directory, everything under it. */
   forget(sessionId: string, path: string): void {
+    this.written.delete(sessionId);
     const escaped = path.replace(/[\\%_]/g, (ch) => `\\${ch}`);
     this.remove.run(sessionId, path, `${escaped}/%`);
   }

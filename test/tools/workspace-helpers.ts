@@ -1,5 +1,6 @@
 // Helpers for file-tool tests: a session with direct access to its workspace directory on disk.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../helpers/app.js';
 
@@ -30,4 +31,11 @@ export async function fileSession(t: TestApp, body: Record<string, unknown> = {}
     text: (relative) => readFileSync(path.join(dir, relative), 'utf8'),
     call: (tool, input) => t.call(session, tool, input),
   };
+}
+
+/** A temp directory outside any workspace, with the given files: the target of escape attempts. */
+export function outsideDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-outside-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  return dir;
 }

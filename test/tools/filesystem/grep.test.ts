@@ -1,9 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../../helpers/app.js';
-import { fileSession, type FileSession } from '../workspace-helpers.js';
+import { fileSession, outsideDir, type FileSession } from '../workspace-helpers.js';
 
 let t: TestApp;
 let s: FileSession;
@@ -12,8 +11,7 @@ let outside: string;
 beforeAll(async () => {
   t = await startApp();
   s = await fileSession(t);
-  outside = mkdtempSync(path.join(tmpdir(), 'toolgate-outside-'));
-  writeFileSync(path.join(outside, 'secret.ts'), 'const needle = "outside";\n');
+  outside = outsideDir({ 'secret.ts': 'const needle = "outside";\n' });
   s.put(
     'src/a.ts',
     'import x from "y";\nfunction needle() {\n  return 1;\n}\n// TODO: Needle again\nconst z = 2;\n',
