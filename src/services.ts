@@ -1,5 +1,6 @@
 // Builds the long-lived parts of one app — database, stores, workspaces, tool registry, pipeline,
 // event hub, sweeper — and releases them in close(). Nothing here runs at import.
+import { setMaxListeners } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
@@ -84,10 +85,12 @@ export async function createServices(
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
-  const audit = new AuditStore(db);
-  const stats = new StatsStore(db);
+  const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
+  const stats = new StatsStore(db, audit);
   const events = new EventHub();
   const shutdown = new AbortController();
+  // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const fileReads = new FileReadStore(db);
   const history = new HistoryStore(db, path.join(config.dataDir, 'history'));
   const base: ToolServices = { config, db, workspaces, runner, jobs, fileReads, history, fileLocks: new KeyedLock(), codeIndex: new CodeIndex() };
@@ -161,7 +164,7 @@ export async function createServices(
       shutdown.abort(new Error('shutting down'));
       await jobs.close();
       for (const { tool } of registry.list()) await tool.shutdown?.();
-      audit.flush();
+      audit.close();
       await policies.rateLimitStore.close();
       db.close();
     },

@@ -1,6 +1,9 @@
-// The audit log: one row per tool call (including refused ones), committed before the response is sent
-// so an acknowledged call is never missing after a crash. Rows that arrive in the same event-loop turn
-// share one transaction (group commit): the commit, not the insert, is what costs.
+// The audit log: one row per tool call (including refused ones). A row is appended to a journal file
+// (one write(2), no fsync) before the response is sent, so an acknowledged call survives a process crash;
+// rows reach SQLite in batches a few milliseconds later — one commit for many calls, since the commit,
+// not the insert, is what costs. On start, rows left in the journal by a crash are recovered.
+import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import type { Db, Migration } from './db.js';
 
 export const auditMigrations: Migration[] = [
@@ -29,7 +32,20 @@ export const auditMigrations: Migration[] = [
       CREATE INDEX audit_ts ON audit (ts);
     `,
   },
+  {
+    // A row's journal key makes recovery idempotent: a crash between commit and journal truncation
+    // replays rows that are already in the table, and they are ignored.
+    name: 'audit_0002_journal_key',
+    sql: `
+      ALTER TABLE audit ADD COLUMN journal_key TEXT;
+      CREATE UNIQUE INDEX audit_journal_key ON audit (journal_key);
+    `,
+  },
 ];
+
+/** How long rows wait in the journal before they are committed together. */
+const FLUSH_DELAY_MS = 20;
+const FLUSH_BATCH = 500;
 
 export type AuditStatus = 'success' | 'error' | 'refused' | 'pending';
 
@@ -128,50 +144,82 @@ export function auditFilter(query: Omit<AuditQuery, 'limit' | 'beforeId'> & { be
 }
 
 export class AuditStore {
-  private readonly insert;
   private readonly insertBatch;
   private readonly purge;
-  private pending: AuditEntry[] = [];
-  private scheduled: Promise<void> | null = null;
+  private readonly journal: number;
+  private readonly keyPrefix = randomBytes(6).toString('base64url');
+  private sequence = 0;
+  private pending: (AuditEntry & { journalKey: string })[] = [];
+  private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly db: Db) {
-    this.insert = db.prepare(
-      `INSERT INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status, duration_ms,
-         bytes_in, bytes_out, caller, entry_point, input_summary)
+  constructor(
+    private readonly db: Db,
+    private readonly journalPath: string,
+  ) {
+    const insert = db.prepare(
+      `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
+         duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key)
        VALUES (@callId, @ts, @sessionId, @tool, @category, @status, @errorCode, @httpStatus, @durationMs,
-         @bytesIn, @bytesOut, @caller, @entryPoint, @inputSummary)`,
+         @bytesIn, @bytesOut, @caller, @entryPoint, @inputSummary, @journalKey)`,
     );
     this.insertBatch = db.transaction((rows: AuditEntry[]) => {
-      for (const row of rows) this.insert.run(row);
+      for (const row of rows) insert.run(row);
     });
     this.purge = db.prepare('DELETE FROM audit WHERE ts < ?');
+    this.recover();
+    // O_APPEND: after the journal is truncated, the next write lands at its start again.
+    this.journal = openSync(journalPath, 'a', 0o600);
   }
 
-  /** Resolves once the row is committed. */
-  record(entry: AuditEntry): Promise<void> {
-    this.pending.push(entry);
-    this.scheduled ??= new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
-        try {
-          this.flush();
-          resolve();
-        } catch (err) {
-          reject(err);
-        }
-      });
-    });
-    return this.scheduled;
+  /** Rows a crash left in the journal (a torn last line is dropped: its call was never acknowledged). */
+  private recover(): void {
+    let text: string;
+    try {
+      text = readFileSync(this.journalPath, 'utf8');
+    } catch {
+      return;
+    }
+    const rows: AuditEntry[] = [];
+    for (const line of text.split('\n')) {
+      try {
+        if (line) rows.push(JSON.parse(line));
+      } catch {
+        // torn write at the moment of the crash
+      }
+    }
+    if (rows.length) this.insertBatch(rows);
+    const fd = openSync(this.journalPath, 'r+');
+    ftruncateSync(fd, 0);
+    closeSync(fd);
   }
 
-  /** Commits every pending row now (also called before the database closes). */
+  /** Durable against a process crash when it returns; committed to SQLite shortly after. */
+  record(entry: AuditEntry): void {
+    const row = { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
+    writeSync(this.journal, `${JSON.stringify(row)}\n`);
+    this.pending.push(row);
+    if (this.pending.length >= FLUSH_BATCH) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+  }
+
+  /** Commits every pending row now; readers call it first so they see every acknowledged call. */
   flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    this.scheduled = null;
-    if (batch.length) this.insertBatch(batch);
+    this.insertBatch(batch);
+    ftruncateSync(this.journal, 0);
+  }
+
+  close(): void {
+    this.flush();
+    closeSync(this.journal);
   }
 
   query(query: AuditQuery): AuditRow[] {
+    this.flush();
     const { where, params } = auditFilter(query);
     // Statements built from a fixed set of clauses; better-sqlite3 caches nothing across prepare calls,
     // but preparing is cheap next to a listing.
@@ -183,6 +231,7 @@ export class AuditStore {
 
   /** Deletes rows older than the retention window; returns how many went. */
   deleteOlderThan(ts: number): number {
+    this.flush();
     return this.purge.run(ts).changes;
   }
 }

@@ -1,6 +1,6 @@
 // Execution statistics, computed from the audit log: totals, success/error counts and mean/p50/p95
 // duration, overall, by tool and by category.
-import { auditFilter } from './audit.js';
+import { auditFilter, type AuditStore } from './audit.js';
 import type { Db } from './db.js';
 
 export interface StatsQuery {
@@ -67,9 +67,13 @@ class BucketBuilder {
 }
 
 export class StatsStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly audit: AuditStore,
+  ) {}
 
   report(query: StatsQuery): StatsReport {
+    this.audit.flush();
     const { where, params } = auditFilter(query);
     const totals = new BucketBuilder();
     const byTool = new Map<string, BucketBuilder>();

@@ -60,7 +60,7 @@ export const record =
     try {
       const result = await next();
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
-      await write('success', 200, null, Buffer.byteLength(result.dataJson));
+      write('success', 200, null, Buffer.byteLength(result.dataJson));
       events.publish(sessionId, 'tool_call_end', {
         callId: call.callId,
         tool: request.toolName,
@@ -70,7 +70,7 @@ export const record =
       return result;
     } catch (err) {
       const error = asToolgateError(err, logger, { callId: call.callId, tool: request.toolName, sessionId });
-      await write(statusOf(error), error.statusCode, error.code, 0);
+      write(statusOf(error), error.statusCode, error.code, 0);
       events.publish(sessionId, 'error', {
         callId: call.callId,
         tool: request.toolName,
