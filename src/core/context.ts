@@ -1,5 +1,6 @@
 // What a tool gets to work with. Tools import nothing from Fastify or routes: everything arrives here.
 import type { Config } from '../config.js';
+import type { CodeIndex } from '../code/code-index.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import type { CommandRunner } from '../sandbox/runner/runner.js';
 import type { Workspace } from '../sandbox/workspace.js';
@@ -33,6 +34,8 @@ export interface ToolServices {
   readonly runner: CommandRunner;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
+  /** Parsed source files per workspace, for the code and project tools. */
+  readonly codeIndex: CodeIndex;
   /** What each session last read of each file (read-before-write safety). */
   readonly fileReads: FileReadStore;
   /** Previous versions of changed files, for undo_edit. */

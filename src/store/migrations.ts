@@ -6,5 +6,6 @@ import { approvalMigrations } from './approvals.js';
 import { idempotencyMigrations } from './idempotency.js';
 import { fileReadMigrations } from './file-reads.js';
 import { historyMigrations } from './history.js';
+import { todoMigrations } from './todos.js';
 
-export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations, ...approvalMigrations, ...idempotencyMigrations, ...fileReadMigrations, ...historyMigrations];
+export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations, ...approvalMigrations, ...idempotencyMigrations, ...fileReadMigrations, ...historyMigrations, ...todoMigrations];

@@ -19,6 +19,15 @@ import job_wait from './execution/job_wait.js';
 import job_input from './execution/job_input.js';
 import job_list from './execution/job_list.js';
 import job_kill from './execution/job_kill.js';
+import todo_read from './state/todo_read.js';
+import todo_write from './state/todo_write.js';
+import search_code from './code/search_code.js';
+import get_symbol_info from './code/get_symbol_info.js';
+import find_references from './code/find_references.js';
+import resolve_symbol from './code/resolve_symbol.js';
+import get_imports_exports from './code/get_imports_exports.js';
+import build_dependency_graph from './code/build_dependency_graph.js';
+import get_codebase_map from './code/get_codebase_map.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -40,4 +49,13 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   job_input,
   job_list,
   job_kill,
+  todo_read,
+  todo_write,
+  search_code,
+  get_symbol_info,
+  find_references,
+  resolve_symbol,
+  get_imports_exports,
+  build_dependency_graph,
+  get_codebase_map,
 ];
