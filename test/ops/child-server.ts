@@ -1,6 +1,7 @@
 // Runs toolgate as a real child process (`node --import tsx src/server.ts`), the way the shutdown and
 // crash tests need it: signals, kill -9 and restarts act on a separate process, not on the test runner.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,16 +25,26 @@ export interface ChildOptions {
   cwd?: string;
 }
 
+/** A port that was free a moment ago (the kernel picks it; the child binds it right after). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 /** Starts the server on a free loopback port and resolves once it is listening. */
 export async function startChildServer(options: ChildOptions): Promise<ChildServer> {
   const [command, ...args] = options.command ?? [process.execPath, '--import', 'tsx', 'src/server.ts'];
+  const port = await freePort();
   const proc = spawn(command, args, {
     cwd: options.cwd ?? REPO_ROOT,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
       HOST: '127.0.0.1',
-      PORT: '0',
+      PORT: String(port),
       TOOLGATE_DATA_DIR: options.dataDir,
       TOOLGATE_API_KEY: CHILD_ADMIN_KEY,
       TOOLGATE_SANDBOX: 'none',
@@ -46,25 +57,29 @@ export async function startChildServer(options: ChildOptions): Promise<ChildServ
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     proc.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${logs.join('\n')}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-        logs.push(line);
-        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code ?? signal}) before listening:\n${logs.join('\n')}`));
-    });
-  });
+  const collect = (chunk: Buffer) => logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+  proc.stdout!.on('data', collect);
+  proc.stderr!.on('data', collect);
+  // Poll /healthz rather than parse the log: it works at any LOG_LEVEL.
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      throw new Error(
+        `server exited (${proc.exitCode ?? proc.signalCode}) before listening:\n${logs.join('\n')}`,
+      );
+    }
+    const up = await fetch(`${url}/healthz`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`server did not start:\n${logs.join('\n')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return {
     proc,
     url,
