@@ -29,6 +29,19 @@ describe('activity stream and streamed calls', () => {
     return reader;
   };
 
+  /** POST run_command with Accept: text/event-stream. */
+  const streamRunCommand = (input: Record<string, unknown>, signal?: AbortSignal) =>
+    fetch(`${base}/v1/sessions/${s.id}/tools/run_command`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${s.token}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify(input),
+      signal,
+    });
+
   beforeAll(async () => {
     t = await startApp({ TOOLGATE_SANDBOX: 'bwrap' });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -41,14 +54,8 @@ describe('activity stream and streamed calls', () => {
   });
 
   it('streams start, output while the command runs, and end with the result envelope', async () => {
-    const res = await fetch(`${base}/v1/sessions/${s.id}/tools/run_command`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${s.token}`,
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-      },
-      body: JSON.stringify({ command: 'echo one; sleep 0.6; echo two >&2; sleep 0.1; echo three' }),
+    const res = await streamRunCommand({
+      command: 'echo one; sleep 0.6; echo two >&2; sleep 0.1; echo three',
     });
     expect(res.status).toBe(200);
     const reader = readSse(res);
@@ -75,15 +82,7 @@ describe('activity stream and streamed calls', () => {
   });
 
   it('ends a streamed call that fails with the error envelope', async () => {
-    const res = await fetch(`${base}/v1/sessions/${s.id}/tools/run_command`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${s.token}`,
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-      },
-      body: JSON.stringify({ command: 'true', cwd: '../outside' }),
-    });
+    const res = await streamRunCommand({ command: 'true', cwd: '../outside' });
     const reader = readSse(res);
     await reader.done;
     expect(reader.events.map((e) => e.event)).toEqual(['start', 'end']);
@@ -96,16 +95,10 @@ describe('activity stream and streamed calls', () => {
 
   it('kills the command when the streaming client disconnects', async () => {
     const controller = new AbortController();
-    const res = await fetch(`${base}/v1/sessions/${s.id}/tools/run_command`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${s.token}`,
-        'content-type': 'application/json',
-        accept: 'text/event-stream',
-      },
-      body: JSON.stringify({ command: 'echo ready; sleep 30', timeout_ms: 60_000 }),
-      signal: controller.signal,
-    });
+    const res = await streamRunCommand(
+      { command: 'echo ready; sleep 30', timeout_ms: 60_000 },
+      controller.signal,
+    );
     const reader = readSse(res);
     await reader.waitFor((e) => e.event === 'output');
     const jobId = t.app.services.jobs.list(s.id).find((job) => job.running)!.id;
