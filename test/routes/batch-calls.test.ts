@@ -189,6 +189,31 @@ describe('POST /v1/sessions/{id}/calls', () => {
     expect(rows.find((row) => row.tool === 'write_file')?.status).toBe('refused');
   });
 
+  it('answers a call that needs approval with APPROVAL_PENDING and its result URL, and goes on', async () => {
+    const guarded = await t.createSession({
+      profile: 'read-write',
+      approval: ['write_file'],
+      files: { 'g.txt': 'g\n' },
+    });
+    const res = await batch(
+      {
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'write_file', arguments: '{"path":"g.txt","content":"new"}' },
+          },
+          { id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{"path":"g.txt"}' } },
+        ],
+      },
+      guarded,
+    );
+    expect(res.body.messages[0].content).toMatch(
+      new RegExp(`^Error APPROVAL_PENDING: .*\\nSuggestion: .*GET /v1/sessions/${guarded.id}/calls/call_`),
+    );
+    expect(res.body.messages[1].content).toBe('1\tg');
+  });
+
   it('refuses more than 100 calls with 413 and runs none of them', async () => {
     const calls = Array.from({ length: 101 }, (_, i) => ({
       name: 'write_file',
