@@ -78,14 +78,14 @@ describe('POST /v1/sessions/{id}/calls', () => {
   });
 
   it('accepts Anthropic content, ignores text blocks and answers with tool_result blocks', async () => {
-    const res = await batch({
-      content: [
-        { type: 'text', text: 'Let me look.' },
-        { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'notes.txt' } },
-        { type: 'tool_use', id: 'toolu_2', name: 'read_file', input: { path: 'missing.txt' } },
-        { type: 'tool_use', id: 'toolu_3', name: 'read_fille', input: { path: 'notes.txt' } },
-      ],
-    });
+    // Typed as the SDK's assistant content, so this is the shape a Messages API client holds.
+    const content: Anthropic.ContentBlockParam[] = [
+      { type: 'text', text: 'Let me look.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'notes.txt' } },
+      { type: 'tool_use', id: 'toolu_2', name: 'read_file', input: { path: 'missing.txt' } },
+      { type: 'tool_use', id: 'toolu_3', name: 'read_fille', input: { path: 'notes.txt' } },
+    ];
+    const res = await batch({ content });
     expect(res.status).toBe(200);
     const message: Anthropic.MessageParam = res.body;
     expect(message.role).toBe('user');
