@@ -85,6 +85,7 @@ export async function createServices(
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
+  metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();

@@ -1,8 +1,9 @@
 // The bwrap sandbox is a boundary: a command sees only its own workspace, no network, no data dir.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { eventually, pidsWithArgv } from '../tools/execution/processes.js';
 
 describe('run_command with bwrap: isolation', () => {
   let t: TestApp;
@@ -87,6 +88,37 @@ describe('run_command with bwrap: isolation', () => {
     expect(data.stdout).not.toContain('TOOLGATE');
     expect(data.stdout).not.toContain(t.dataDir);
     expect(data.stdout.trim().split('\n').pop()).toBe('1000');
+  });
+
+  it("sets the caller's env inside the sandbox only, never on the host-side bwrap process", async () => {
+    const started = await t.call(a, 'run_command', {
+      command: 'sleep 407.25',
+      env: { LD_PRELOAD: '/workspace/evil.so', CALLER_MARK: 'mark-407' },
+      background: true,
+    });
+    expect(started.status).toBe(200);
+    let sleeper: number[] = [];
+    expect(await eventually(() => (sleeper = pidsWithArgv(['sleep', '407.25'])).length === 1)).toBe(true);
+    const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    expect(environ(sleeper[0])).toContain('CALLER_MARK=mark-407');
+    const bwraps = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .filter((p) => {
+        try {
+          return (
+            readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('/usr/bin/bwrap\0') &&
+            readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sleep 407.25')
+          );
+        } catch {
+          return false;
+        }
+      });
+    expect(bwraps.length).toBeGreaterThan(0);
+    for (const pid of bwraps) {
+      const env = environ(Number(pid));
+      expect(env.some((v) => v.startsWith('LD_PRELOAD=') || v.startsWith('CALLER_MARK='))).toBe(false);
+    }
+    await t.call(a, 'job_kill', { job_id: started.body.data.jobId });
   });
 
   it('cannot write outside the workspace and /tmp', async () => {

@@ -52,8 +52,13 @@ export function bwrapArgs(
   cwd: string,
   command: string,
   limits: ResourceLimits,
+  env: Readonly<Record<string, string>>,
 ): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session', '--hostname', 'toolgate'];
+  // The command's environment is set inside the sandbox only. bwrap itself runs on the host with the
+  // service's privileges and a fixed environment: a caller's LD_PRELOAD must never reach it.
+  args.push('--clearenv');
+  for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
   args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID));
   args.push('--ro-bind', '/usr', '/usr');
   for (const entry of layout.topLevel) {

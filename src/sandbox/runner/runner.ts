@@ -12,6 +12,8 @@ import { spawnGroup } from './spawn.js';
 import type { SandboxedProcess, SandboxStatus, SpawnRequest } from './types.js';
 
 const PROBE_TIMEOUT_MS = 5_000;
+/** The environment of host-side helpers (bwrap): fixed, never the caller's. */
+const HOST_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
 const BASE_ENV = {
   PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
   HOME: '/tmp',
@@ -56,9 +58,9 @@ function bwrapBackend(bwrap: string, layout: HostLayout, detail: string, cgroups
       detail: `${detail}; ${processLimitNote(cgroups)}`,
     },
     start: (req, env) =>
-      spawnGroup(bwrap, bwrapArgs(layout, req.workspaceRoot, req.cwd, req.command, req.limits), {
+      spawnGroup(bwrap, bwrapArgs(layout, req.workspaceRoot, req.cwd, req.command, req.limits, env), {
         cwd: '/',
-        env,
+        env: HOST_ENV,
         cgroup: cgroups?.create(req.limits.maxProcesses),
       }),
   };
@@ -113,11 +115,8 @@ async function probeBwrap(bwrap: string, layout: HostLayout, sandboxDir: string)
   try {
     const child = spawnGroup(
       bwrap,
-      bwrapArgs(layout, probeWorkspace, '.', `cd ${SANDBOX_WORKSPACE} && echo ok`, limits),
-      {
-        cwd: '/',
-        env: BASE_ENV,
-      },
+      bwrapArgs(layout, probeWorkspace, '.', `cd ${SANDBOX_WORKSPACE} && echo ok`, limits, BASE_ENV),
+      { cwd: '/', env: HOST_ENV },
     );
     child.stdin.end();
     let out = '';
