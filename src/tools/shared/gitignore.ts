@@ -28,23 +28,30 @@ export class GitignoreFilter {
     return rules;
   }
 
-  /** The directories whose .gitignore applies to `parent`'s entries, outermost first. */
-  private applicableDirs(parent: string): string[] {
+  private readonly applicable = new Map<string, [string, Ignore][]>();
+
+  /** The rules (with their directory) that apply to `parent`'s entries, outermost first; cached. */
+  private rulesFor(parent: string): [string, Ignore][] {
+    let found = this.applicable.get(parent);
+    if (found) return found;
     const dirs: string[] = [];
     for (let dir = parent; ; dir = path.dirname(dir)) {
       dirs.push(dir);
       if (dir === this.searchRoot || dir === path.dirname(dir) || !dir.startsWith(this.searchRoot)) break;
     }
     if (!dirs.includes(this.workspaceRoot)) dirs.push(this.workspaceRoot);
-    return dirs.reverse();
+    found = dirs
+      .reverse()
+      .map((dir): [string, Ignore | null] => [dir, this.rulesOf(dir)])
+      .filter((pair): pair is [string, Ignore] => pair[1] !== null);
+    this.applicable.set(parent, found);
+    return found;
   }
 
   /** Whether the entry itself is ignored (callers check directories on the way down). */
   ignoredEntry(absolute: string, isDirectory: boolean): boolean {
     let ignored = false;
-    for (const dir of this.applicableDirs(path.dirname(absolute))) {
-      const rules = this.rulesOf(dir);
-      if (!rules) continue;
+    for (const [dir, rules] of this.rulesFor(path.dirname(absolute))) {
       const relative = path.relative(dir, absolute).split(path.sep).join('/');
       if (!relative || relative.startsWith('..')) continue;
       const verdict = rules.test(isDirectory ? `${relative}/` : relative);

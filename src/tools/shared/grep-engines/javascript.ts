@@ -10,6 +10,9 @@ import { GitignoreFilter } from '../gitignore.js';
 import { looksBinary } from '../text.js';
 import { normalizeHitText, type EngineResult, type GrepHit, type GrepQuery } from './types.js';
 
+/** Files up to this size are read in one piece; larger ones are streamed in chunks of this size. */
+const WHOLE_FILE_BYTES = 256 * 1024;
+
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function compilePattern(
@@ -70,6 +73,7 @@ async function searchStreaming(
   regex: RegExp,
   query: GrepQuery,
   hits: GrepHit[],
+  prefilter?: RegExp,
 ): Promise<void> {
   const decoder = new StringDecoder('utf8');
   const before: { line: number; text: string }[] = [];
@@ -92,9 +96,17 @@ async function searchStreaming(
       if (before.length > query.context) before.shift();
     }
   };
-  for await (const raw of createReadStream(file, { highWaterMark: 256 * 1024, signal: query.signal })) {
+  // Most files are small: read them whole and skip them at once when nothing can match (the prefilter
+  // only errs towards "maybe"; the per-line test decides). Large files are streamed.
+  const { size } = await fs.stat(file);
+  const whole = size <= WHOLE_FILE_BYTES;
+  const chunks = whole
+    ? [await fs.readFile(file, { signal: query.signal })]
+    : createReadStream(file, { highWaterMark: WHOLE_FILE_BYTES, signal: query.signal });
+  for await (const raw of chunks) {
     const chunk = raw as Buffer;
     if (first && looksBinary(chunk)) return;
+    if (first && whole && prefilter && !prefilter.test(chunk.toString('utf8'))) return;
     first = false;
     const text = partial + decoder.write(chunk);
     let start = 0;
@@ -171,6 +183,8 @@ async function searchWhole(
 
 export async function javascriptEngine(query: GrepQuery): Promise<EngineResult> {
   const regex = compilePattern(query);
+  // The pattern with line anchors over a whole file: a cheap "can anything match here?" check.
+  const prefilter = query.multiline ? undefined : new RegExp(regex.source, `${regex.flags}m`);
   const hits: GrepHit[] = [];
   const stat = await fs.stat(query.searchPath);
   const gitignore = new GitignoreFilter(
@@ -180,8 +194,10 @@ export async function javascriptEngine(query: GrepQuery): Promise<EngineResult> 
   const files = stat.isDirectory() ? walk(query, gitignore) : [query.searchPath];
   for await (const file of files) {
     const relative = path.relative(query.workspaceRoot, file).split(path.sep).join('/');
-    const search = query.multiline ? searchWhole : searchStreaming;
-    await search(file, relative, regex, query, hits).catch((err: NodeJS.ErrnoException) => {
+    const search = query.multiline
+      ? searchWhole(file, relative, regex, query, hits)
+      : searchStreaming(file, relative, regex, query, hits, prefilter);
+    await search.catch((err: NodeJS.ErrnoException) => {
       if (query.signal.aborted) throw query.signal.reason;
       if (err.code !== 'EACCES' && err.code !== 'ENOENT' && err.code !== 'EISDIR') throw err;
     });

@@ -1,0 +1,131 @@
+// File tools benchmark: grep and glob over a large real tree (a symlink-free copy of the project's own
+// node_modules in a session workspace) through the HTTP API, each against a baseline run in the same
+// process on the same tree (rg run directly, fast-glob called directly); the JavaScript grep engine vs
+// ripgrep; and edit_file p50 latency on a 10,000-line file.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import fg from 'fast-glob';
+import { fmt, load, percentile, startServer } from './lib.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const PATTERN = 'createServer';
+
+async function timeRuns(runs: number, task: () => Promise<unknown>): Promise<number[]> {
+  await task(); // warm-up: page cache, JIT
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await task();
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+const p50 = (times: number[]) => percentile(times, 50);
+const line = (label: string, times: number[]) =>
+  console.log(
+    `  ${label.padEnd(44)} p50 ${fmt(p50(times)).padStart(8)} ms   p95 ${fmt(percentile(times, 95)).padStart(8)} ms`,
+  );
+
+const server = await startServer();
+try {
+  const session = await server.session({ profile: 'read-write' });
+  const workspace = path.join(server.dataDir, 'workspaces', session.id);
+  const tree = path.join(workspace, 'tree');
+  const copyStart = performance.now();
+  await fs.cp(path.join(ROOT, 'node_modules'), tree, {
+    recursive: true,
+    filter: async (source) => !(await fs.lstat(source)).isSymbolicLink(),
+  });
+  const files = (await fg('**/*', { cwd: tree, dot: true })).length;
+  console.log(
+    `tree: node_modules copy, ${files} files, copied in ${fmt((performance.now() - copyStart) / 1000, 1)} s`,
+  );
+
+  const call = async (tool: string, input: unknown) => {
+    const res = await fetch(`${server.url}/v1/sessions/${session.id}/tools/${tool}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { data: Record<string, unknown> };
+  };
+
+  // --- grep -------------------------------------------------------------------------------------
+  console.log(`\ngrep "${PATTERN}" over the tree (${RUNS} sequential runs each)`);
+  const grepInput = { pattern: PATTERN, path: 'tree', limit: 100 };
+  const first = await call('grep', grepInput);
+  console.log(`  ${first.data.totalMatches} matches; API returns the first 100 (sorted by path)`);
+  const api = await timeRuns(RUNS, () => call('grep', grepInput));
+  const rgPlain = await timeRuns(RUNS, () =>
+    execa('rg', ['-n', PATTERN, 'tree'], { cwd: workspace, reject: false }),
+  );
+  const apiJs = await timeRuns(Math.max(3, Math.floor(RUNS / 3)), () =>
+    call('grep', { ...grepInput, engine: 'javascript' }),
+  );
+  line('API grep (ripgrep engine)', api);
+  line('baseline: rg -n directly', rgPlain);
+  line('API grep (JavaScript engine)', apiJs);
+  console.log(`  ratio API/rg: ${fmt(p50(api) / p50(rgPlain))} (target <= 1.5)`);
+  console.log(`  ratio JS engine/rg engine (both via API): ${fmt(p50(apiJs) / p50(api))}`);
+
+  // --- glob -------------------------------------------------------------------------------------
+  console.log(`\nglob "**/*.js" over the tree (${RUNS} sequential runs each)`);
+  const globApi = await timeRuns(RUNS, () => call('glob', { pattern: '**/*.js', path: 'tree', limit: 100 }));
+  const globDirect = await timeRuns(RUNS, () =>
+    fg('**/*.js', { cwd: tree, dot: true, onlyFiles: true, followSymbolicLinks: false, stats: true }),
+  );
+  line('API glob (newest first, .gitignore)', globApi);
+  line('baseline: fast-glob directly (stats)', globDirect);
+  console.log(`  ratio API/fast-glob: ${fmt(p50(globApi) / p50(globDirect))}`);
+
+  // --- edit_file --------------------------------------------------------------------------------
+  const lines = Array.from({ length: 10_000 }, (_, i) => `export const value${i} = ${i}; // line ${i}`);
+  await fs.writeFile(path.join(workspace, 'big.ts'), `${lines.join('\n')}\n`);
+  let flip = false;
+  const edit = () => {
+    flip = !flip;
+    const [from, to] = flip ? ['= 5000;', '= 5001;'] : ['= 5001;', '= 5000;'];
+    return call('edit_file', {
+      path: 'big.ts',
+      old_string: `value5000 ${from}`,
+      new_string: `value5000 ${to}`,
+    });
+  };
+  const editTimes = await timeRuns(RUNS * 4, edit);
+  const readTimes = await timeRuns(RUNS * 4, () => call('read_file', { path: 'big.ts', limit: 10 }));
+  console.log(`\nedit_file on a 10,000-line file (${RUNS * 4} sequential runs)`);
+  line('API edit_file (exact match, diff, history)', editTimes);
+  line('baseline: API read_file of the same file', readTimes);
+  const fuzzyTimes = await timeRuns(RUNS, () => {
+    flip = !flip;
+    const [from, to] = flip ? ['5000', '5001'] : ['5001', '5000'];
+    // Extra spaces: no exact match, found by the whitespace_normalized rule after the cheaper ones fail.
+    return call('edit_file', {
+      path: 'big.ts',
+      old_string: `export  const value5000 =  ${from};`,
+      new_string: `export const value5000 = ${to};`,
+    });
+  });
+  line('API edit_file (fuzzy: whitespace_normalized)', fuzzyTimes);
+
+  // Throughput of the cheapest file call, for scale (autocannon, 5 s).
+  const throughput = await load({
+    url: `${server.url}/v1/sessions/${session.id}/tools/read_file`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ path: 'big.ts', limit: 10 }),
+    connections: 4,
+    duration: 3,
+  });
+  console.log(
+    `\nautocannon read_file (10 lines of big.ts, 4 connections, 3 s): ${fmt(throughput.requestsPerSec, 0)} req/s, ` +
+      `p50 ${throughput.p50Ms} ms, non-2xx ${throughput.non2xx}`,
+  );
+} finally {
+  await server.close();
+}
