@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, SessionIdParams } from '../http/schemas.js';
-import { DEFAULT_HEARTBEAT_MS, openEventStream } from '../http/sse.js';
+import { DEFAULT_HEARTBEAT_MS, openEventStream, type EventStream } from '../http/sse.js';
 
 const Query = Type.Object({
   heartbeat_ms: Type.Integer({
@@ -29,6 +29,12 @@ function lastEventId(header: string | string[] | undefined, query: number | unde
 
 export default async function eventRoutes(app: FastifyInstance): Promise<void> {
   const { events } = app.services;
+  // An activity stream never ends by itself: close them all when the app closes, or close() would wait
+  // for the clients forever.
+  const open = new Set<EventStream>();
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.close();
+  });
   app.get<{ Params: { id: string }; Querystring: { heartbeat_ms: number; last_event_id?: number } }>(
     '/v1/sessions/:id/events',
     {
@@ -64,7 +70,11 @@ export default async function eventRoutes(app: FastifyInstance): Promise<void> {
         (event) => stream.send(event.type, event.data, event.id),
         after,
       );
-      stream.onClose(unsubscribe);
+      open.add(stream);
+      stream.onClose(() => {
+        unsubscribe();
+        open.delete(stream);
+      });
     },
   );
 }

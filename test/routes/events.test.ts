@@ -173,3 +173,20 @@ describe('activity stream and streamed calls', () => {
     expect(anonymous.status).toBe(401);
   });
 });
+
+describe('activity stream on shutdown', () => {
+  it('ends open activity streams when the app closes', async () => {
+    const t = await startApp({ TOOLGATE_SANDBOX: 'none' });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+    const s = await t.createSession({ profile: 'read-only' });
+    const res = await fetch(`${base}/v1/sessions/${s.id}/events`, {
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    const reader = readSse(res);
+    const started = Date.now();
+    await t.close();
+    await reader.done;
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
