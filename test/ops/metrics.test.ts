@@ -78,20 +78,27 @@ describe('GET /metrics', () => {
     expect(sample((await t.admin(t.http.get('/metrics'))).text, 'toolgate_running_jobs')).toBe(1);
   });
 
-  it('counts a call refused by a rate limit as a rate-limit rejection', () => {
-    t.app.services.metrics.callEnded({
-      tool: 'read_file',
-      category: 'filesystem',
-      errorCode: 'RATE_LIMITED',
-      durationMs: 1,
+  it('counts calls refused by a session rate limit as rate-limit rejections', async () => {
+    const session = await t.createSession({
+      profile: 'read-only',
+      rateLimits: { '*': { limit: 1, windowSeconds: 60 } },
     });
-    return t.admin(t.http.get('/metrics')).then((res) =>
-      expect(
-        sample(res.text, 'toolgate_rate_limit_rejections_total', {
-          tool: 'read_file',
-          category: 'filesystem',
-        }),
-      ).toBe(1),
-    );
+    expect((await t.call(session, 'list_directory', {})).status).toBe(200);
+    expect((await t.call(session, 'list_directory', {})).status).toBe(429);
+    expect((await t.call(session, 'list_directory', {})).status).toBe(429);
+    const text = (await t.admin(t.http.get('/metrics'))).text;
+    expect(
+      sample(text, 'toolgate_rate_limit_rejections_total', {
+        tool: 'list_directory',
+        category: 'filesystem',
+      }),
+    ).toBe(2);
+    expect(
+      sample(text, 'toolgate_tool_calls_total', {
+        tool: 'list_directory',
+        status: 'refused',
+        code: 'RATE_LIMITED',
+      }),
+    ).toBe(2);
   });
 });
