@@ -14,6 +14,7 @@ import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
 import { Metrics } from './ops/metrics.js';
+import { removeOrphanedTempFiles } from './ops/orphans.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
 import { gateOnSandbox } from './sandbox/runner/availability.js';
 import { createRunner, type RunnerOptions } from './sandbox/runner/runner.js';
@@ -144,6 +145,10 @@ export async function createServices(
     sweep().catch((err) => logger.error({ err }, 'session sweep failed'));
   }, config.sessions.sweepIntervalSeconds * 1000);
   sweeper.unref();
+  // Crash recovery, in the background: temp files of atomic writes interrupted before this start.
+  removeOrphanedTempFiles(workspaces.baseDir, Date.now(), logger).catch((err) =>
+    logger.warn({ err }, 'removing orphaned temp files failed'),
+  );
 
   return {
     ...base,
