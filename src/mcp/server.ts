@@ -2,6 +2,7 @@
 // through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { mcpDeclaration } from '../core/formats/mcp.js';
 import type { Pipeline } from '../core/pipeline/pipeline.js';
 import { toolAccess } from '../core/policy/permissions.js';
@@ -12,6 +13,8 @@ import { callToolResult } from './call-result.js';
 export interface McpDeps {
   registry: ToolRegistry;
   pipeline: Pipeline;
+  /** Shared across requests: the SDK otherwise builds a new Ajv for every server, most of a request's CPU. */
+  jsonSchemaValidator: jsonSchemaValidator;
 }
 
 const INSTRUCTIONS =
@@ -21,7 +24,11 @@ const INSTRUCTIONS =
 export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   const server = new Server(
     { name: 'toolgate', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: deps.jsonSchemaValidator,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: deps.registry

@@ -1,6 +1,7 @@
 // /mcp: the tools over MCP Streamable HTTP (stateless: a fresh server and transport per POST, JSON
 // responses). Authenticated like every route; only session tokens, since an MCP client acts as one session.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../core/errors.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -36,6 +37,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response) {
 
 export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   const { registry, pipeline } = app.services;
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   app.post(
     '/mcp',
@@ -51,7 +53,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const session = sessionOf(request);
-      const server = createMcpServer({ registry, pipeline }, session);
+      const server = createMcpServer({ registry, pipeline, jsonSchemaValidator }, session);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
