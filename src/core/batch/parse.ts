@@ -140,6 +140,30 @@ export function parseBatch(body: unknown): ParsedBatch {
   const checker = checkers[format];
   if (!checker.Check(body)) throw invalid(format, checker.Errors(body));
 
+  const items =
+    format === 'toolgate'
+      ? (body as Static<typeof NativeBatchSchema>).calls
+      : format === 'openai'
+        ? (body as Static<typeof OpenAiBatchSchema>).tool_calls
+        : (body as Static<typeof AnthropicBatchSchema>).content.filter((block) => block.type === 'tool_use');
+  // Counted before any per-call work (argument parsing), so an oversized batch costs nothing.
+  if (items.length === 0) {
+    throw toolgateError('VALIDATION_FAILED', 'The batch has no tool calls', {
+      suggestion:
+        format === 'anthropic' ? 'Include the tool_use blocks of the assistant message.' : undefined,
+    });
+  }
+  if (items.length > MAX_BATCH_CALLS) {
+    throw toolgateError(
+      'BODY_TOO_LARGE',
+      `The batch has ${items.length} calls; at most ${MAX_BATCH_CALLS} are allowed`,
+      {
+        suggestion: `Split it into batches of ${MAX_BATCH_CALLS} calls or fewer.`,
+        details: { calls: items.length, limit: MAX_BATCH_CALLS },
+      },
+    );
+  }
+
   let calls: BatchCall[];
   if (format === 'toolgate') {
     calls = (body as Static<typeof NativeBatchSchema>).calls.map((call) => ({
@@ -151,10 +175,7 @@ export function parseBatch(body: unknown): ParsedBatch {
   } else if (format === 'openai') {
     calls = (body as Static<typeof OpenAiBatchSchema>).tool_calls.map(openAiCall);
   } else {
-    const blocks = (body as Static<typeof AnthropicBatchSchema>).content.filter(
-      (block) => block.type === 'tool_use',
-    );
-    calls = blocks.map((block, index) => {
+    calls = (items as Static<typeof AnthropicBatchSchema>['content']).map((block, index) => {
       if (!checkers.toolUse.Check(block)) {
         throw invalid(
           'anthropic',
@@ -166,22 +187,6 @@ export function parseBatch(body: unknown): ParsedBatch {
       }
       return { id: block.id, name: block.name, arguments: block.input, bytesIn: jsonBytes(block.input) };
     });
-  }
-  if (calls.length === 0) {
-    throw toolgateError('VALIDATION_FAILED', 'The batch has no tool calls', {
-      suggestion:
-        format === 'anthropic' ? 'Include the tool_use blocks of the assistant message.' : undefined,
-    });
-  }
-  if (calls.length > MAX_BATCH_CALLS) {
-    throw toolgateError(
-      'BODY_TOO_LARGE',
-      `The batch has ${calls.length} calls; at most ${MAX_BATCH_CALLS} are allowed`,
-      {
-        suggestion: `Split it into batches of ${MAX_BATCH_CALLS} calls or fewer.`,
-        details: { calls: calls.length, limit: MAX_BATCH_CALLS },
-      },
-    );
   }
   return { format, calls };
 }
