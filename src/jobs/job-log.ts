@@ -40,14 +40,16 @@ export class JobLog {
   /** Up to `maxBytes` from `offset`, ending on a character boundary unless the log is complete there. */
   async read(offset: number, maxBytes: number, complete: boolean): Promise<LogSlice> {
     const start = Math.min(offset, this.bytes);
-    const length = Math.min(maxBytes, this.bytes - start);
+    // At least 4 bytes, so a page always holds one whole character and the cursor moves on.
+    const length = Math.min(Math.max(maxBytes, 4), this.bytes - start);
     if (length <= 0) return { text: '', offset: start, nextOffset: start };
     const handle = await fs.open(this.file, 'r');
     try {
       const buf = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buf, 0, length, start);
       const atEnd = start + bytesRead === this.bytes && complete;
-      const usable = atEnd ? bytesRead : completePrefixLength(buf.subarray(0, bytesRead)) || bytesRead;
+      // 0 only when the window is one character the command has not finished writing: read it next time.
+      const usable = atEnd ? bytesRead : completePrefixLength(buf.subarray(0, bytesRead));
       return {
         text: buf.subarray(0, usable).toString('utf8'),
         offset: start,

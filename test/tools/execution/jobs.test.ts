@@ -64,6 +64,21 @@ describe('background jobs', () => {
     expect(again.body.data.killed).toBe(false);
   });
 
+  it('never splits a multi-byte character across job_output pages', async () => {
+    const text = 'héllo wörld € 🚀\n';
+    const res = await call('run_command', { command: `printf '%s' '${text}'` });
+    let offset = 0;
+    const pages: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const page = await call('job_output', { job_id: res.body.data.jobId, offset, limit_bytes: 3 });
+      pages.push(page.body.data.output);
+      offset = page.body.data.nextOffset;
+      if (page.body.data.complete) break;
+    }
+    expect(pages.join('')).toBe(text);
+    expect(pages.every((page) => !page.includes('\uFFFD'))).toBe(true);
+  });
+
   it("keeps each session's jobs to itself", async () => {
     const other = await t.createSession({ profile: 'execute' });
     const started = await call('run_command', { command: 'true', background: true });

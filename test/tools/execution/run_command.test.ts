@@ -109,6 +109,17 @@ describe('run_command', () => {
     expect(out.body.data).toMatchObject({ output: 'first\nsecond\n', complete: true });
   });
 
+  it('runs calls of different sessions in parallel', async () => {
+    const other = await t.createSession({ profile: 'execute' });
+    const started = performance.now();
+    const [a, b] = await Promise.all([
+      run({ command: 'sleep 0.6; echo a' }),
+      t.call(other, 'run_command', { command: 'sleep 0.6; echo b' }),
+    ]);
+    expect([a.body.data.stdout, b.body.data.stdout]).toEqual(['a\n', 'b\n']);
+    expect(performance.now() - started).toBeLessThan(1100);
+  });
+
   it('renders a compact text for an LLM', async () => {
     const registry = t.app.services.registry;
     const res = await run({ command: 'echo hi; echo oops >&2; exit 2' });
