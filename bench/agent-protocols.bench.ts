@@ -13,7 +13,26 @@ const session = await server.session({ profile: 'read-only', files: { 'src/small
 const headers = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' };
 const args = { path: 'src/small.ts' };
 
-const cases: { name: string; callsPerRequest: number; request: Parameters<typeof load>[0] }[] = [
+interface Case {
+  name: string;
+  callsPerRequest: number;
+  request: Parameters<typeof load>[0];
+}
+
+function batchCase(format: string, body: unknown): Case {
+  return {
+    name: `batch, ${format} format, ${BATCH} reads`,
+    callsPerRequest: BATCH,
+    request: {
+      url: `${server.url}/v1/sessions/${session.id}/calls`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    },
+  };
+}
+
+const cases: Case[] = [
   {
     name: 'REST read_file (baseline)',
     callsPerRequest: 1,
@@ -24,34 +43,16 @@ const cases: { name: string; callsPerRequest: number; request: Parameters<typeof
       body: JSON.stringify(args),
     },
   },
-  {
-    name: `batch, toolgate format, ${BATCH} reads`,
-    callsPerRequest: BATCH,
-    request: {
-      url: `${server.url}/v1/sessions/${session.id}/calls`,
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        calls: Array.from({ length: BATCH }, () => ({ name: 'read_file', arguments: args })),
-      }),
-    },
-  },
-  {
-    name: `batch, OpenAI format, ${BATCH} reads`,
-    callsPerRequest: BATCH,
-    request: {
-      url: `${server.url}/v1/sessions/${session.id}/calls`,
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        tool_calls: Array.from({ length: BATCH }, (_, i) => ({
-          id: `call_${i}`,
-          type: 'function',
-          function: { name: 'read_file', arguments: JSON.stringify(args) },
-        })),
-      }),
-    },
-  },
+  batchCase('toolgate', {
+    calls: Array.from({ length: BATCH }, () => ({ name: 'read_file', arguments: args })),
+  }),
+  batchCase('OpenAI', {
+    tool_calls: Array.from({ length: BATCH }, (_, i) => ({
+      id: `call_${i}`,
+      type: 'function',
+      function: { name: 'read_file', arguments: JSON.stringify(args) },
+    })),
+  }),
   {
     name: 'MCP tools/call read_file',
     callsPerRequest: 1,
