@@ -1,7 +1,7 @@
 // The JavaScript engine, used when ripgrep is not installed: walks the tree like rg (hidden files
 // included, .git and .gitignore'd entries skipped, symlinks never followed, binary files skipped) and
 // streams each file line by line, with rg's context semantics. Multiline searches read whole files.
-import { createReadStream, promises as fs, type Dirent } from 'node:fs';
+import { createReadStream, promises as fs, readFileSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import picomatch from 'picomatch';
@@ -12,6 +12,8 @@ import { normalizeHitText, type EngineResult, type GrepHit, type GrepQuery } fro
 
 /** Files up to this size are read in one piece; larger ones are streamed in chunks of this size. */
 const WHOLE_FILE_BYTES = 256 * 1024;
+/** Files searched at the same time. */
+const PARALLEL_FILES = 16;
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -27,6 +29,20 @@ export function compilePattern(
       suggestion: 'Fix the regular expression, or pass fixed_strings: true to search literally.',
     });
   }
+}
+
+/**
+ * A cheap "can this file match at all?" check over a whole file. A literal, case-sensitive pattern is
+ * looked up in the raw bytes (no decoding); otherwise the pattern runs with line anchors over the text.
+ * It only errs towards "maybe": the per-line search decides.
+ */
+function wholeFileCheck(query: GrepQuery, regex: RegExp): (bytes: Buffer) => boolean {
+  if (!query.caseInsensitive && (query.fixedStrings || !/[\\^$.|?*+()[\]{}]/.test(query.pattern))) {
+    const needle = Buffer.from(query.pattern, 'utf8');
+    return (bytes) => bytes.includes(needle);
+  }
+  const anchored = new RegExp(regex.source, `${regex.flags}m`);
+  return (bytes) => anchored.test(bytes.toString('utf8'));
 }
 
 type Matcher = (relative: string) => boolean;
@@ -73,7 +89,7 @@ async function searchStreaming(
   regex: RegExp,
   query: GrepQuery,
   hits: GrepHit[],
-  prefilter?: RegExp,
+  prefilter?: (bytes: Buffer) => boolean,
 ): Promise<void> {
   const decoder = new StringDecoder('utf8');
   const before: { line: number; text: string }[] = [];
@@ -100,13 +116,11 @@ async function searchStreaming(
   // only errs towards "maybe"; the per-line test decides). Large files are streamed.
   const { size } = await fs.stat(file);
   const whole = size <= WHOLE_FILE_BYTES;
-  const chunks = whole
-    ? [await fs.readFile(file, { signal: query.signal })]
-    : createReadStream(file, { highWaterMark: WHOLE_FILE_BYTES, signal: query.signal });
+  const chunks = whole ? [readFileSync(file)] : createReadStream(file, { highWaterMark: WHOLE_FILE_BYTES });
   for await (const raw of chunks) {
     const chunk = raw as Buffer;
     if (first && looksBinary(chunk)) return;
-    if (first && whole && prefilter && !prefilter.test(chunk.toString('utf8'))) return;
+    if (first && whole && prefilter && !prefilter(chunk)) return;
     first = false;
     const text = partial + decoder.write(chunk);
     let start = 0;
@@ -128,7 +142,7 @@ async function searchWhole(
   query: GrepQuery,
   hits: GrepHit[],
 ): Promise<void> {
-  const bytes = await fs.readFile(file, { signal: query.signal });
+  const bytes = await fs.readFile(file);
   if (looksBinary(bytes)) return;
   const text = bytes.toString('utf8');
   const lines = text.split('\n');
@@ -184,7 +198,7 @@ async function searchWhole(
 export async function javascriptEngine(query: GrepQuery): Promise<EngineResult> {
   const regex = compilePattern(query);
   // The pattern with line anchors over a whole file: a cheap "can anything match here?" check.
-  const prefilter = query.multiline ? undefined : new RegExp(regex.source, `${regex.flags}m`);
+  const prefilter = query.multiline ? undefined : wholeFileCheck(query, regex);
   const hits: GrepHit[] = [];
   const stat = await fs.stat(query.searchPath);
   const gitignore = new GitignoreFilter(
@@ -192,16 +206,28 @@ export async function javascriptEngine(query: GrepQuery): Promise<EngineResult> 
     stat.isDirectory() ? query.searchPath : path.dirname(query.searchPath),
   );
   const files = stat.isDirectory() ? walk(query, gitignore) : [query.searchPath];
+  // Small files are I/O bound: keep several in flight. Hits are sorted by the caller, so their
+  // interleaving does not matter. Tasks never reject; the first failure is rethrown after the rest.
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown;
   for await (const file of files) {
+    if (failure !== undefined || hits.length >= query.maxHits) break;
+    if (query.signal.aborted) throw query.signal.reason;
     const relative = path.relative(query.workspaceRoot, file).split(path.sep).join('/');
     const search = query.multiline
       ? searchWhole(file, relative, regex, query, hits)
       : searchStreaming(file, relative, regex, query, hits, prefilter);
-    await search.catch((err: NodeJS.ErrnoException) => {
-      if (query.signal.aborted) throw query.signal.reason;
-      if (err.code !== 'EACCES' && err.code !== 'ENOENT' && err.code !== 'EISDIR') throw err;
-    });
-    if (hits.length >= query.maxHits) return { hits: hits.slice(0, query.maxHits), capped: true };
+    const task: Promise<void> = search
+      .catch((err: NodeJS.ErrnoException) => {
+        if (query.signal.aborted || !['EACCES', 'ENOENT', 'EISDIR'].includes(err.code ?? '')) failure ??= err;
+      })
+      .finally(() => inFlight.delete(task));
+    inFlight.add(task);
+    if (inFlight.size >= PARALLEL_FILES) await Promise.race(inFlight);
   }
+  await Promise.all(inFlight);
+  if (query.signal.aborted) throw query.signal.reason;
+  if (failure !== undefined) throw failure;
+  if (hits.length >= query.maxHits) return { hits: hits.slice(0, query.maxHits), capped: true };
   return { hits, capped: false };
 }
