@@ -90,7 +90,14 @@ export default defineTool({
       found.push({ path: ctx.workspace.toRelative(absolute), mtimeMs });
     }
     found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
-    const files = found.slice(input.offset, input.offset + input.limit).map((f) => f.path);
+    // Bounded by the output cap as well as by limit: a page stops early rather than growing past it.
+    const files: string[] = [];
+    let bytes = 0;
+    for (const { path: file } of found.slice(input.offset, input.offset + input.limit)) {
+      bytes += Buffer.byteLength(file) + 4;
+      if (bytes > ctx.limits.outputMaxBytes && files.length > 0) break;
+      files.push(file);
+    }
     const truncated = input.offset + files.length < found.length;
     return {
       path: dir.relative,
