@@ -31,6 +31,11 @@ beforeAll(async () => {
   s.put('sub/public.txt', 'needle public\n');
   s.put('bin.dat', Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from('needle binary\n')]));
   s.put('multi.txt', 'begin block\nmiddle\nend block\nother\n');
+  // NUL after the first 8 KiB but inside ripgrep's first 64 KiB buffer: binary for both engines.
+  s.put(
+    'late-nul.txt',
+    Buffer.concat([Buffer.from('needle early\n'), Buffer.alloc(20_000, 0x61), Buffer.from([0])]),
+  );
   symlinkSync(outside, path.join(s.dir, 'link-out'));
   symlinkSync(path.join(s.dir, 'src'), path.join(s.dir, 'link-in'));
 });
@@ -144,6 +149,8 @@ describe('grep engines agree', () => {
     { pattern: 'needle', path: 'src/crlf.ts' },
     { pattern: '^const', path: 'src' },
     { pattern: 'block$' },
+    { pattern: 'needle', path: 'bin.dat' },
+    { pattern: 'needle', path: 'late-nul.txt' },
   ];
   it.each(queries)('ripgrep and the JavaScript engine return the same data for %j', async (query) => {
     const rg = await grep({ ...query, engine: 'ripgrep' });

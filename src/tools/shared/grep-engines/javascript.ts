@@ -7,7 +7,10 @@ import { StringDecoder } from 'node:string_decoder';
 import picomatch from 'picomatch';
 import { toolgateError } from '../../../core/errors.js';
 import { GitignoreFilter } from '../gitignore.js';
-import { looksBinary } from '../text.js';
+
+/** ripgrep's first read buffer: a NUL byte in it makes the file binary and skipped. */
+export const BINARY_SAMPLE_BYTES = 64 * 1024;
+const isBinary = (bytes: Buffer) => bytes.subarray(0, BINARY_SAMPLE_BYTES).includes(0);
 import { normalizeHitText, type EngineResult, type GrepHit, type GrepQuery } from './types.js';
 
 /** Files up to this size are read in one piece; larger ones are streamed in chunks of this size. */
@@ -119,7 +122,7 @@ async function searchStreaming(
   const chunks = whole ? [readFileSync(file)] : createReadStream(file, { highWaterMark: WHOLE_FILE_BYTES });
   for await (const raw of chunks) {
     const chunk = raw as Buffer;
-    if (first && looksBinary(chunk)) return;
+    if (first && isBinary(chunk)) return;
     if (first && whole && prefilter && !prefilter(chunk)) return;
     first = false;
     const text = partial + decoder.write(chunk);
@@ -143,7 +146,7 @@ async function searchWhole(
   hits: GrepHit[],
 ): Promise<void> {
   const bytes = await fs.readFile(file);
-  if (looksBinary(bytes)) return;
+  if (isBinary(bytes)) return;
   const text = bytes.toString('utf8');
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();

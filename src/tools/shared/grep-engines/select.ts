@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { javascriptEngine } from './javascript.js';
+import { BINARY_SAMPLE_BYTES, javascriptEngine } from './javascript.js';
 import { ripgrepEngine } from './ripgrep.js';
 import type { EngineResult, GrepQuery } from './types.js';
 
@@ -14,6 +14,19 @@ export async function ripgrepAvailable(): Promise<boolean> {
   return result?.exitCode === 0;
 }
 
+async function isBinaryFile(file: string): Promise<boolean> {
+  const stat = await fs.stat(file);
+  if (!stat.isFile()) return false;
+  const handle = await fs.open(file, 'r');
+  try {
+    const sample = Buffer.alloc(Math.min(stat.size, BINARY_SAMPLE_BYTES));
+    await handle.read(sample, 0, sample.length, 0);
+    return sample.includes(0);
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function runGrep(
   query: GrepQuery,
   choice: EngineChoice,
@@ -22,6 +35,8 @@ export async function runGrep(
   const engine: EngineName =
     choice === 'javascript' || (choice === 'auto' && !hasRipgrep) ? 'javascript' : 'ripgrep';
   if (engine === 'javascript') return { ...(await javascriptEngine(query)), engine };
+  // rg searches a binary file it is pointed at directly; skip it as a directory walk would.
+  if (await isBinaryFile(query.searchPath)) return { hits: [], capped: false, engine };
   const hasRootGitignore = await fs
     .access(path.join(query.workspaceRoot, '.gitignore'))
     .then(() => true)
