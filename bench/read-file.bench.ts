@@ -76,5 +76,19 @@ console.log(
 const non2xx = toolgateResult.non2xx + bareResult.non2xx + policyResult.non2xx;
 if (non2xx) console.log(`non-2xx responses: ${non2xx} (the ratios are not valid)`);
 
+// What recording costs a call: the journal append per call plus its share of the batched commit.
+const { audit } = server.app.services;
+const { id: _id, ...sample } = { ...audit.query({ limit: 1 })[0], callId: 'call_bench' };
+const recordStart = performance.now();
+const RECORDS = 20_000;
+for (let i = 0; i < RECORDS; i++) {
+  audit.record(sample);
+  if (i % 200 === 199) audit.flush();
+}
+audit.flush();
+console.log(
+  `audit record cost    : ${fmt(((performance.now() - recordStart) * 1000) / RECORDS, 1)} µs per call (journal append + batched commit)`,
+);
+
 await bare.close();
 await server.close();
