@@ -1,17 +1,16 @@
 // /v1/sessions: create (admin), list (admin, paginated), get, delete (removes the workspace).
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { RateLimitsSchema } from '../config.js';
-import { fromFsError, isToolgateError, toolgateError } from '../core/errors.js';
+import { isToolgateError, toolgateError } from '../core/errors.js';
+import { sessionPolicy } from '../core/policy/session-policy.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { ToolRegistry } from '../core/registry.js';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, decodeCursor, encodeCursor, Pagination, SessionIdParams } from '../http/schemas.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { writeFileAtomic } from '../tools/shared/atomic-write.js';
+import { writeSeedFiles } from '../sandbox/seed-files.js';
 
 const CreateSessionBody = Type.Object(
   {
@@ -66,8 +65,6 @@ const CreatedSession = Type.Intersect([
   Type.Object({ token: Type.String({ description: 'Shown once' }) }),
 ]);
 
-const DEFAULT_PROFILE = 'execute';
-
 export function sessionView(session: SessionRecord, registry: ToolRegistry): Static<typeof SessionView> {
   const categories = new Set(
     registry
@@ -112,83 +109,11 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request, reply) => {
-      const body = request.body;
-      const profileName = body.profile ?? DEFAULT_PROFILE;
-      const profile = config.profiles[profileName];
-      if (!profile) {
-        throw toolgateError('VALIDATION_FAILED', `Unknown profile "${profileName}"`, {
-          details: {
-            errors: [
-              {
-                field: 'profile',
-                problem: 'is not a known profile',
-                expected: Object.keys(config.profiles).join(', '),
-              },
-            ],
-          },
-        });
-      }
-      const knownCategories = registry.categories();
-      const badCategory = body.categories?.find((c) => !knownCategories.includes(c));
-      if (badCategory !== undefined) {
-        throw toolgateError('VALIDATION_FAILED', `Unknown category "${badCategory}"`, {
-          details: {
-            errors: [
-              {
-                field: 'categories',
-                problem: `"${badCategory}" is not a category`,
-                expected: knownCategories.join(', '),
-              },
-            ],
-          },
-        });
-      }
-      const badTool = body.excludeTools?.find((name) => !registry.get(name));
-      if (badTool !== undefined) {
-        throw toolgateError('VALIDATION_FAILED', `Unknown tool "${badTool}" in excludeTools`, {
-          details: { errors: [{ field: 'excludeTools', problem: `"${badTool}" is not a tool` }] },
-        });
-      }
-      const ttlSeconds = body.ttlSeconds ?? config.sessions.defaultTtlSeconds;
-      if (ttlSeconds > config.sessions.maxTtlSeconds) {
-        throw toolgateError(
-          'VALIDATION_FAILED',
-          `ttlSeconds may be at most ${config.sessions.maxTtlSeconds}`,
-          {
-            details: {
-              errors: [{ field: 'ttlSeconds', problem: `must be <= ${config.sessions.maxTtlSeconds}` }],
-            },
-          },
-        );
-      }
+      const { files, ...policyRequest } = request.body;
       const now = Date.now();
-      const categories = body.categories ?? profile.categories ?? null;
-      const { session, token } = sessions.create(
-        {
-          profile: profileName,
-          permissions: profile.permissions,
-          categories,
-          excludeTools: [...new Set([...(profile.excludeTools ?? []), ...(body.excludeTools ?? [])])],
-          rateLimits: body.rateLimits ?? {},
-          approval: [...new Set([...config.approval, ...(profile.approval ?? []), ...(body.approval ?? [])])],
-          metadata: body.metadata ?? {},
-          expiresAt: now + ttlSeconds * 1000,
-        },
-        now,
-      );
+      const { session, token } = sessions.create(sessionPolicy(policyRequest, config, registry, now), now);
       try {
-        const workspace = await workspaces.create(session.id);
-        for (const [filePath, content] of Object.entries(body.files ?? {})) {
-          const target = await workspace.resolve(filePath);
-          if (target.relative === '.')
-            throw toolgateError('INVALID_PATH', 'A seed file cannot be the workspace root');
-          try {
-            await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-            await writeFileAtomic(target.absolute, content);
-          } catch (err) {
-            throw fromFsError(err, target.relative);
-          }
-        }
+        await writeSeedFiles(await workspaces.create(session.id), files ?? {});
       } catch (err) {
         // All or nothing: a session whose seed files failed is removed again.
         await app.services.deleteSession(session.id);
