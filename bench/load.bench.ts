@@ -20,4 +20,8 @@ console.log(
 console.log(
   `  server RSS:       ${fmt(report.rssBeforeMb, 0)} MB before, ${fmt(report.rssAfterMb, 0)} MB after`,
 );
+console.log(`  RSS during load:  ${report.rssSamplesMb.join(' ')} MB`);
+console.log(
+  `  V8 heap used:     ${fmt(report.heapUsedBeforeMb, 0)} MB before, ${fmt(report.heapUsedAfterMb, 0)} MB after`,
+);
 process.exit(report.errors === 0 ? 0 : 1);

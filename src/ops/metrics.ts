@@ -2,6 +2,7 @@
 // can build many apps), counters and histograms fed by the pipeline's onCallEnd hook, and gauges read
 // from callbacks other services register (active sessions, running jobs).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ERROR_CODES, type ErrorCode } from '../core/errors.js';
 
 /** What the pipeline reports when a call ends. */
 export interface CallEndMetric {
@@ -62,9 +63,11 @@ export class Metrics {
     const tool = info.tool ?? 'unknown';
     const category = info.category ?? 'unknown';
     const code = info.errorCode ?? '';
+    // The same split as the audit log: permission and rate-limit refusals are not failures.
+    const type = code ? ERROR_CODES[code as ErrorCode]?.type : undefined;
     const status = !code
       ? 'success'
-      : code === 'RATE_LIMITED' || code === 'PERMISSION_DENIED'
+      : type === 'permission_error' || type === 'rate_limited'
         ? 'refused'
         : 'error';
     this.calls.inc({ tool, category, status, code });

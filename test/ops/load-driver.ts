@@ -28,6 +28,11 @@ export interface LoadReport {
   baselineRequestsPerSec: number;
   rssBeforeMb: number;
   rssAfterMb: number;
+  /** RSS sampled at even intervals during the load: a plateau means stable, a steady climb a leak. */
+  rssSamplesMb: number[];
+  /** V8 heap in use, from the server's own /metrics, before and after. */
+  heapUsedBeforeMb: number;
+  heapUsedAfterMb: number;
 }
 
 interface CallContext {
@@ -51,6 +56,12 @@ const SEED_FILES = {
 export function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : NaN;
+}
+
+async function heapUsedMb(server: ChildServer): Promise<number> {
+  const text = await (await server.admin('/metrics')).text();
+  const match = /^toolgate_nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+  return match ? Number(match[1]) / 1024 / 1024 : NaN;
 }
 
 /** Picks a call for a session: mostly reads, a third writes; every call is valid for the seeded files. */
@@ -110,6 +121,12 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
     });
 
     const rssBeforeMb = rssMb(server.proc.pid!);
+    const heapUsedBeforeMb = await heapUsedMb(server);
+    const rssSamplesMb: number[] = [];
+    const sampler = setInterval(
+      () => rssSamplesMb.push(Math.round(rssMb(server.proc.pid!))),
+      (options.durationSeconds * 1000) / 10,
+    );
     let counter = 0;
     let errors = 0;
     let intended429 = 0;
@@ -149,7 +166,9 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
         },
       ],
     });
+    clearInterval(sampler);
     const rssAfterMb = rssMb(server.proc.pid!);
+    const heapUsedAfterMb = await heapUsedMb(server);
     const byStatus = Object.fromEntries(
       Object.entries(result.statusCodeStats ?? {}).map(([code, stat]) => [code, Number(stat.count)]),
     );
@@ -165,6 +184,9 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
       baselineRequestsPerSec: baseline.requests.average,
       rssBeforeMb,
       rssAfterMb,
+      rssSamplesMb,
+      heapUsedBeforeMb,
+      heapUsedAfterMb,
     };
   } finally {
     server.proc.kill('SIGTERM');
