@@ -137,7 +137,7 @@ export default defineTool({
       keepStdinOpen: input.background,
     });
     const result = (detached: boolean) =>
-      describe(job, detached, runner.status.backend ?? 'none', runner.status.isolated);
+      commandResult(job, detached, runner.status.backend ?? 'none', runner.status.isolated);
     if (input.background) return result(true);
 
     const unsubscribe = job.onOutput((chunk) => ctx.emit(chunk));
@@ -170,7 +170,7 @@ export default defineTool({
   },
 });
 
-function describe(job: Job, detached: boolean, backend: 'bwrap' | 'none', isolated: boolean) {
+function commandResult(job: Job, detached: boolean, backend: 'bwrap' | 'none', isolated: boolean) {
   return {
     jobId: job.id,
     status: job.status,
