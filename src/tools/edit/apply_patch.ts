@@ -1,5 +1,6 @@
 // apply_patch: a unified diff over one or more files (changes, new files, deletions, renames), applied
 // all or nothing: every hunk is checked before the first byte is written, and a failed write rolls back.
+import path from 'node:path';
 import { Type } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
@@ -14,6 +15,12 @@ const Input = Type.Object(
         'Unified diff (git diff or diff -u); "--- /dev/null" creates a file, "+++ /dev/null" deletes one',
     }),
     dry_run: Type.Boolean({ default: false, description: 'Check that every hunk applies without writing' }),
+    expected_sha256: Type.Optional(
+      Type.Record(Type.String(), Type.String({ pattern: '^[0-9a-fA-F]{64}$' }), {
+        description:
+          'Compare-and-swap per file: { "path": "<sha256 as you last saw it>" }; 409 if a file differs',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -61,7 +68,21 @@ export default defineTool({
       targets.map((t) => t.absolute),
       async () => {
         const plans = [];
-        for (const patch of patches) plans.push(await planFile(ctx, patch));
+        const expected = Object.fromEntries(
+          Object.entries(input.expected_sha256 ?? {}).map(([key, hash]) => [
+            path.posix.normalize(key.replace(/^\/+/, '')),
+            hash,
+          ]),
+        );
+        for (const patch of patches) plans.push(await planFile(ctx, patch, expected));
+        const touched = new Set(plans.map((p) => (p.from ?? p.target).relative));
+        const unknown = Object.keys(expected).filter((key) => !touched.has(key));
+        if (unknown.length) {
+          throw toolgateError(
+            'BAD_REQUEST',
+            `expected_sha256 names files the patch does not change: ${unknown.join(', ')}`,
+          );
+        }
         const written = plans.flatMap((p) => p.writes.map((w) => w.target.absolute));
         if (new Set(written).size !== written.length) {
           throw toolgateError('PATCH_FAILED', 'The patch changes the same file more than once', {

@@ -6,13 +6,14 @@ import path from 'node:path';
 import { Type } from 'typebox';
 import { fromFsError, toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { changeRef, checkFresh, hashFile } from '../shared/file-guard.js';
+import { changeRef, checkFresh, ExpectedSha256, hashFile } from '../shared/file-guard.js';
 
 const Input = Type.Object(
   {
     source: Type.String({ minLength: 1, description: 'What to move, relative to the workspace root' }),
     destination: Type.String({ minLength: 1, description: 'The new path (not a directory to move into)' }),
     overwrite: Type.Boolean({ default: false, description: 'Replace an existing destination file' }),
+    expected_sha256: ExpectedSha256,
   },
   { additionalProperties: false },
 );
@@ -46,9 +47,14 @@ export default defineTool({
       throw toolgateError('BAD_REQUEST', `Cannot move ${source.relative} into itself`);
     }
     return ctx.services.fileLocks.run([source.absolute, destination.absolute], async () => {
-      await fs.lstat(source.absolute).catch((err) => {
+      const sourceStat = await fs.lstat(source.absolute).catch((err) => {
         throw fromFsError(err, source.relative);
       });
+      if (input.expected_sha256 !== undefined) {
+        // Compare-and-swap on the file being moved (its content is what the caller vouches for).
+        const current = sourceStat.isFile() ? await hashFile(source.absolute) : undefined;
+        checkFresh(ctx, source.relative, current, input.expected_sha256);
+      }
       const existing = await fs.lstat(destination.absolute).catch(() => undefined);
       if (existing && (!input.overwrite || existing.isDirectory())) {
         throw toolgateError('ALREADY_EXISTS', `${destination.relative} already exists`, {

@@ -75,13 +75,18 @@ function hunkFailure(text: string, file: StructuredPatch, relative: string): nev
 const count = (file: StructuredPatch, sign: string) =>
   file.hunks.reduce((n, h) => n + h.lines.filter((l) => l[0] === sign).length, 0);
 
-async function load(ctx: ToolContext, target: ResolvedPath): Promise<TextFile> {
+async function load(ctx: ToolContext, target: ResolvedPath, expected?: string): Promise<TextFile> {
   const file = await loadTextFile(target, ctx.limits.editMaxBytes);
-  checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined);
+  checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, expected);
   return file;
 }
 
-export async function planFile(ctx: ToolContext, patch: StructuredPatch): Promise<FilePlan> {
+/** `expected` maps workspace-relative paths to the SHA-256 the caller expects them to have. */
+export async function planFile(
+  ctx: ToolContext,
+  patch: StructuredPatch,
+  expected: Record<string, string> = {},
+): Promise<FilePlan> {
   const oldName = cleanName(patch.oldFileName, 'a/');
   const newName = cleanName(patch.newFileName, 'b/');
   if (!oldName && !newName) throw toolgateError('PATCH_FAILED', 'A file in the patch has no name');
@@ -96,14 +101,14 @@ export async function planFile(ctx: ToolContext, patch: StructuredPatch): Promis
   const from = status === 'renamed' ? await ctx.workspace.resolve(oldName!) : undefined;
   if (target.relative === '.' || from?.relative === '.')
     throw toolgateError('NOT_A_FILE', 'The patch names the workspace root');
-  const source = await load(ctx, from ?? target);
+  const source = await load(ctx, from ?? target, expected[(from ?? target).relative]);
   if (status === 'added' && source.exists) {
     throw toolgateError('ALREADY_EXISTS', `The patch creates ${target.relative}, which already exists`);
   }
   if (status !== 'added' && !source.exists) {
     throw toolgateError(
       'FILE_NOT_FOUND',
-      `The patch changes ${source === undefined ? '' : (from ?? target).relative}, which does not exist`,
+      `The patch changes ${(from ?? target).relative}, which does not exist`,
     );
   }
   if (status === 'renamed' && (await loadTextFile(target, ctx.limits.editMaxBytes)).exists) {

@@ -82,6 +82,26 @@ describe('read-before-write safety', () => {
     expect(reread.body.data.sha256).toBe(good.body.data.sha256);
   });
 
+  it('checks expected_sha256 per file in apply_patch and on the source of move_file', async () => {
+    s.put('cas2/a.txt', 'a\n');
+    const hash = (await s.call('file_info', { path: 'cas2/a.txt' })).body.data.sha256;
+    const patch = '--- a/cas2/a.txt\n+++ b/cas2/a.txt\n@@ -1 +1 @@\n-a\n+A\n';
+    const stale = await s.call('apply_patch', { patch, expected_sha256: { 'cas2/a.txt': '0'.repeat(64) } });
+    expect(stale.status).toBe(409);
+    const stranger = await s.call('apply_patch', { patch, expected_sha256: { 'other.txt': hash } });
+    expect(stranger.status).toBe(400);
+    expect((await s.call('apply_patch', { patch, expected_sha256: { '/cas2/a.txt': hash } })).status).toBe(
+      200,
+    );
+    const moveStale = await s.call('move_file', {
+      source: 'cas2/a.txt',
+      destination: 'cas2/b.txt',
+      expected_sha256: hash,
+    });
+    expect(moveStale.status).toBe(409);
+    expect(s.text('cas2/a.txt')).toBe('A\n');
+  });
+
   it('with requireReadBeforeEdit, refuses to change a file the session never read', async () => {
     const strict = await fileSession(t, { metadata: { requireReadBeforeEdit: true } });
     strict.put('unread.ts', 'x = 1\n');
