@@ -38,16 +38,31 @@ describe('run_command with bwrap: limits', () => {
   }
 
   it('contains a fork bomb within the process limit and the timeout', async () => {
+    const command = 'bomb() { bomb | bomb & }; bomb; sleep 5';
+    // Count the bomb's processes from the host while it runs: they all carry the command's argv.
+    let most = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        most = Math.max(most, pidsWithArgv(['/bin/bash', '-c', command]).length);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
     const { data, slowestMs, probes } = await runWhileProbing({
-      command: 'bomb() { bomb | bomb & }; bomb; sleep 5',
+      command,
       timeout_ms: 2500,
       limits: { max_processes: 64 },
     });
+    sampling = false;
+    await sampler;
+    expect(most).toBeGreaterThan(10);
+    expect(most).toBeLessThanOrEqual(64);
     expect(probes).toBeGreaterThan(0);
     expect(slowestMs).toBeLessThan(1000);
     expect(data.timedOut).toBe(true);
     expect(data.status).toBe('killed');
     expect(data.stderr).toMatch(/fork|Resource temporarily unavailable/);
+    expect(await eventually(() => pidsWithArgv(['/bin/bash', '-c', command]).length === 0, 3000)).toBe(true);
   });
 
   it('stops `yes` at the output log cap and returns only head and tail', async () => {
