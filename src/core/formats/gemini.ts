@@ -35,7 +35,8 @@ export interface GeminiSchema {
 export interface GeminiFunctionDeclaration {
   name: string;
   description: string;
-  parameters: GeminiSchema;
+  /** Absent for a tool without arguments. */
+  parameters?: GeminiSchema;
 }
 
 const TYPES: Record<string, GeminiType> = {
@@ -66,6 +67,9 @@ const COUNT_KEYS = [
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isFreeFormObject = (schema: GeminiSchema) =>
+  schema.type === 'OBJECT' && schema.properties === undefined;
 
 const isNullSchema = (schema: unknown) =>
   isObject(schema) && (schema.type === 'null' || schema.const === null);
@@ -154,14 +158,19 @@ export function toGeminiSchema(input: unknown): GeminiSchema {
 
   if (input.items !== undefined) out.items = toGeminiSchema(input.items);
   if (isObject(input.properties)) {
-    const names = Object.keys(input.properties);
-    out.properties = Object.fromEntries(
-      names.map((name) => [name, toGeminiSchema((input.properties as JsonObject)[name])]),
-    );
-    if (names.length > 0) out.propertyOrdering = names;
-    const required = Array.isArray(input.required)
-      ? input.required.filter((name): name is string => typeof name === 'string' && names.includes(name))
+    const requiredNames = Array.isArray(input.required)
+      ? input.required.filter((name): name is string => typeof name === 'string')
       : [];
+    const properties = Object.entries(input.properties)
+      .map(([name, schema]) => [name, toGeminiSchema(schema)] as const)
+      // Gemini rejects an OBJECT without properties, and cannot declare a map: an optional map is left out.
+      .filter(([name, schema]) => !isFreeFormObject(schema) || requiredNames.includes(name));
+    const names = properties.map(([name]) => name);
+    if (names.length > 0) {
+      out.properties = Object.fromEntries(properties);
+      out.propertyOrdering = names;
+    }
+    const required = requiredNames.filter((name) => names.includes(name));
     if (required.length > 0) out.required = required;
   } else if (
     type === 'OBJECT' &&
@@ -173,8 +182,12 @@ export function toGeminiSchema(input: unknown): GeminiSchema {
   return out;
 }
 
-export const geminiDeclaration = ({ tool }: RegisteredTool): GeminiFunctionDeclaration => ({
-  name: tool.name,
-  description: tool.description,
-  parameters: toGeminiSchema(llmInputSchema(tool)),
-});
+export function geminiDeclaration({ tool }: RegisteredTool): GeminiFunctionDeclaration {
+  const parameters = toGeminiSchema(llmInputSchema(tool));
+  // A tool without arguments has no parameters: Gemini refuses `{type: OBJECT}` with no properties.
+  return {
+    name: tool.name,
+    description: tool.description,
+    ...(parameters.properties ? { parameters } : {}),
+  };
+}

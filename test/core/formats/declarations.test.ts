@@ -16,7 +16,7 @@ import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicDeclaration } from '../../../src/core/formats/anthropic.js';
-import { geminiDeclaration } from '../../../src/core/formats/gemini.js';
+import { geminiDeclaration, toGeminiSchema } from '../../../src/core/formats/gemini.js';
 import { mcpDeclaration } from '../../../src/core/formats/mcp.js';
 import { openaiDeclaration } from '../../../src/core/formats/openai.js';
 import type { RegisteredTool } from '../../../src/core/registry.js';
@@ -145,32 +145,70 @@ describe('LLM tool declarations', () => {
         if (schema[key] !== undefined) expect(typeof schema[key], `${where}.${key}`).toBe('string');
       }
       if (schema.enum) expect(schema.enum.every((v) => typeof v === 'string')).toBe(true);
+      // Gemini refuses an OBJECT without properties ("should be non-empty for OBJECT type").
+      if (schema.type === 'OBJECT')
+        expect(Object.keys(schema.properties ?? {}), `${where}.properties`).not.toEqual([]);
       if (schema.items) walk(schema.items, `${where}.items`);
       for (const [name, child] of Object.entries(schema.properties ?? {})) walk(child, `${where}.${name}`);
       for (const variant of schema.anyOf ?? []) walk(variant, `${where}.anyOf`);
     };
     for (const declaration of declarations) {
       expect(declaration.name).toMatch(VENDOR_NAME);
-      expect(declaration.parameters?.type).toBe('OBJECT');
-      walk(declaration.parameters!, declaration.name!);
+      if (declaration.parameters === undefined) continue;
+      expect(declaration.parameters.type).toBe('OBJECT');
+      walk(declaration.parameters, declaration.name!);
     }
   });
 
   it('gemini: rewrites what its schema subset cannot say', () => {
-    const params = geminiDeclaration(entries.find((e) => e.tool.name === 'awkward_schema')!).parameters;
+    const params = geminiDeclaration(entries.find((e) => e.tool.name === 'awkward_schema')!).parameters!;
     expect(params.properties).toMatchObject({
       mode: { type: 'STRING', enum: ['fast', 'slow'], default: 'fast' },
       label: { type: 'STRING', nullable: true, maxLength: '20' },
       kind: { type: 'STRING', enum: ['file'] },
-      env: { type: 'OBJECT', description: 'an object with any keys' },
       level: { type: 'INTEGER', description: 'one of 1, 2' },
       when: { type: 'STRING', format: 'date-time' },
       tags: { type: 'ARRAY', items: { type: 'STRING' }, minItems: '1', maxItems: '5' },
       nested: { type: 'OBJECT', required: ['name'], propertyOrdering: ['depth', 'name'] },
     });
     expect(params.properties!.site).toEqual({ type: 'STRING' });
+    // An optional map cannot be declared (an OBJECT needs properties), so it is left out.
+    expect(params.properties).not.toHaveProperty('env');
+    expect(params.propertyOrdering).not.toContain('env');
     expect(params.required).toEqual(['label', 'kind', 'tags']);
     expect(JSON.stringify(params)).not.toMatch(/additionalProperties|patternProperties|const|\$id/);
+  });
+
+  it('gemini: a required map stays, described in words; a tool without arguments has no parameters', () => {
+    expect(
+      toGeminiSchema({
+        type: 'object',
+        properties: { labels: { type: 'object', patternProperties: { '^.*$': { type: 'string' } } } },
+        required: ['labels'],
+      }),
+    ).toEqual({
+      type: 'OBJECT',
+      properties: { labels: { type: 'OBJECT', description: 'an object with any keys' } },
+      propertyOrdering: ['labels'],
+      required: ['labels'],
+    });
+    const noArguments = defineTool({
+      name: 'no_arguments',
+      category: 'testing',
+      description: 'Takes nothing.',
+      capabilities: {},
+      input: Type.Object({}, { additionalProperties: false }),
+      async execute() {
+        return {};
+      },
+    });
+    const declaration = geminiDeclaration({
+      tool: noArguments,
+      validator: { validate: (v) => v },
+      permissions: [],
+      source: 'test',
+    });
+    expect(declaration).toEqual({ name: 'no_arguments', description: 'Takes nothing.' });
   });
 
   it('mcp: a tools/list result the MCP SDK parses, with hints from capabilities', async () => {
