@@ -101,6 +101,21 @@ describe('run_command with bwrap: limits', () => {
     expect(size).toBe(2 * 1024 * 1024);
   });
 
+  it('bounds the private /tmp and /dev/shm (tmpfs is RAM)', async () => {
+    const { data, slowestMs } = await runWhileProbing({
+      command:
+        'head -c 300000000 /dev/zero > /tmp/fill; echo "tmp $?"; du -m /tmp/fill | cut -f1; ' +
+        'head -c 100000000 /dev/zero > /dev/shm/fill; echo "shm $?"',
+      timeout_ms: 20_000,
+    });
+    expect(slowestMs).toBeLessThan(1000);
+    const [tmp, tmpMb, shm] = data.stdout.trim().split('\n');
+    expect(tmp).toBe('tmp 1');
+    expect(Number(tmpMb)).toBeLessThanOrEqual(256);
+    expect(shm).toBe('shm 1');
+    expect(data.stderr).toMatch(/No space left on device/);
+  });
+
   it('applies the CPU-seconds limit', async () => {
     const { data } = await runWhileProbing({
       command: 'while :; do :; done',
