@@ -92,6 +92,20 @@ const GEMINI_SCHEMA_KEYS: (keyof Schema)[] = [
 
 const VENDOR_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** JSON paths of every `type: "array"` schema without `items` below `schema`. */
+function arraysWithoutItems(schema: unknown, where = '$'): string[] {
+  if (Array.isArray(schema)) return schema.flatMap((item, i) => arraysWithoutItems(item, `${where}[${i}]`));
+  if (typeof schema !== 'object' || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  const here = node.type === 'array' && node.items === undefined ? [where] : [];
+  return [
+    ...here,
+    ...Object.entries(node)
+      .filter(([key]) => key !== 'default' && key !== 'enum' && key !== 'examples')
+      .flatMap(([key, value]) => arraysWithoutItems(value, `${where}.${key}`)),
+  ];
+}
+
 describe('LLM tool declarations', () => {
   let t: TestApp;
   let entries: RegisteredTool[];
@@ -115,6 +129,8 @@ describe('LLM tool declarations', () => {
       if (tool.type !== 'function') throw new Error('not a function tool');
       expect(tool.function.name).toMatch(VENDOR_NAME);
       expect(tool.function.parameters).toMatchObject({ type: 'object' });
+      // OpenAI refuses an array schema without items ("array schema missing items"), strict or not.
+      expect(arraysWithoutItems(tool.function.parameters), tool.function.name).toEqual([]);
     }
   });
 
