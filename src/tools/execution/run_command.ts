@@ -22,13 +22,15 @@ const Input = Type.Object(
       description: 'Shell command, run with bash -c in the workspace (pipes, &&, redirects work)',
     }),
     cwd: Type.String({ default: '.', description: 'Working directory, relative to the workspace root' }),
-    timeout_ms: Type.Integer({
-      minimum: 100,
-      maximum: MAX_TIMEOUT_MS,
-      default: 120_000,
-      description:
-        'Kill the command (and everything it started) after this long; also bounds background jobs',
-    }),
+    timeout_ms: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: MAX_TIMEOUT_MS,
+        description:
+          'Kill the command (and everything it started) after this long; also bounds background jobs. ' +
+          "Default: the server's limits.commandTimeoutMs (120000 unless configured)",
+      }),
+    ),
     idle_timeout_ms: Type.Optional(
       Type.Integer({
         minimum: 100,
@@ -114,8 +116,11 @@ export default defineTool({
     { command: 'npm test', cwd: '.', timeout_ms: 120_000, background: false },
     { command: 'npm run dev', cwd: '.', timeout_ms: 600_000, background: true },
   ],
+  // An upper bound for the pipeline; the command itself is killed at its own (possibly configured) timeout.
   timeoutMs: (input) =>
-    input.background ? undefined : Math.min(input.timeout_ms, input.background_after_ms ?? MAX_TIMEOUT_MS),
+    input.background
+      ? undefined
+      : Math.min(input.timeout_ms ?? MAX_TIMEOUT_MS, input.background_after_ms ?? MAX_TIMEOUT_MS),
   async execute(input, ctx) {
     const { runner, jobs } = ctx.services;
     const cwd = await ctx.workspace.resolve(input.cwd);
@@ -123,7 +128,10 @@ export default defineTool({
       throw fromFsError(err, cwd.relative);
     });
     if (!stat.isDirectory()) throw toolgateError('NOT_A_DIRECTORY', `cwd ${cwd.relative} is not a directory`);
-    const timeoutMs = Math.min(input.timeout_ms, ctx.limits.commandMaxTimeoutMs);
+    const timeoutMs = Math.min(
+      input.timeout_ms ?? ctx.limits.commandTimeoutMs,
+      ctx.limits.commandMaxTimeoutMs,
+    );
     const job = jobs.start({
       sessionId: ctx.session.id,
       command: input.command,

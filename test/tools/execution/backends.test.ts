@@ -1,7 +1,9 @@
 // How the sandbox backend is chosen and reported: none is run but flagged unisolated; without a working
 // bwrap the execution tools are listed as disabled and refuse with 503.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startApp, tempDir, type TestApp } from '../../helpers/app.js';
 import { eventually, isAlive, pidsWithArgv } from './processes.js';
 
 describe('sandbox backends', () => {
@@ -51,6 +53,16 @@ describe('sandbox backends', () => {
     const res = await done;
     expect(res.body.data).toMatchObject({ timedOut: true, stdout: '' });
     expect(await eventually(() => pids.every((pid) => !isAlive(pid)), 2000)).toBe(true);
+  });
+
+  it('uses the configured limits.commandTimeoutMs when timeout_ms is not given', async () => {
+    const configFile = path.join(tempDir('toolgate-config-'), 'config.json');
+    writeFileSync(configFile, JSON.stringify({ limits: { commandTimeoutMs: 400 } }));
+    t = await startApp({ TOOLGATE_SANDBOX: 'none', TOOLGATE_CONFIG: configFile });
+    const s = await t.createSession({ profile: 'execute' });
+    const res = await t.call(s, 'run_command', { command: 'sleep 5' });
+    expect(res.body.data).toMatchObject({ timedOut: true, status: 'killed' });
+    expect(res.body.data.durationMs).toBeLessThan(2000);
   });
 
   it('disables the execution category when auto finds no working bwrap', async () => {
