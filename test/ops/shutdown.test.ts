@@ -7,7 +7,13 @@ import { childSession, REPO_ROOT, startChildServer, waitFor, type ChildServer } 
 
 const PLUGINS = path.join(REPO_ROOT, 'test/fixtures/ops-plugins');
 
-async function start(graceSeconds: number): Promise<{ server: ChildServer; dataDir: string }> {
+let running: ChildServer | undefined;
+
+/**
+ * A server with the given grace period and one slow_wait call in flight: resolves once the call has
+ * started inside the tool (its marker file exists), so a signal sent next really interrupts it.
+ */
+async function serverWithCallInFlight(graceSeconds: number, callMs: number) {
   const dataDir = tempDir('toolgate-shutdown-');
   const configFile = path.join(dataDir, 'config.json');
   writeFileSync(configFile, JSON.stringify({ shutdown: { graceSeconds } }));
@@ -15,13 +21,13 @@ async function start(graceSeconds: number): Promise<{ server: ChildServer; dataD
     dataDir,
     env: { TOOLGATE_CONFIG: configFile, TOOLGATE_PLUGINS_DIR: PLUGINS },
   });
-  return { server, dataDir };
+  running = server;
+  const session = await childSession(server, { profile: 'read-only' });
+  const inFlight = session.call('slow_wait', { ms: callMs });
+  await waitFor(() => existsSync(path.join(dataDir, 'workspaces', session.id, 'started')));
+  return { server, dataDir, inFlight };
 }
 
-const startedMarker = (dataDir: string, sessionId: string) =>
-  path.join(dataDir, 'workspaces', sessionId, 'started');
-
-let running: ChildServer | undefined;
 afterEach(() => {
   if (running && running.proc.exitCode === null && running.proc.signalCode === null)
     running.proc.kill('SIGKILL');
@@ -30,11 +36,7 @@ afterEach(() => {
 
 describe('graceful shutdown of the server process', () => {
   it('on SIGTERM finishes the in-flight call, refuses new work, closes SQLite cleanly and exits 0', async () => {
-    const { server, dataDir } = await start(10);
-    running = server;
-    const session = await childSession(server, { profile: 'read-only' });
-    const inFlight = session.call('slow_wait', { ms: 1500 });
-    await waitFor(() => existsSync(startedMarker(dataDir, session.id)));
+    const { server, dataDir, inFlight } = await serverWithCallInFlight(10, 1500);
 
     server.proc.kill('SIGTERM');
     await waitFor(() => server.logs.some((line) => line.includes('shutting down')));
@@ -61,11 +63,7 @@ describe('graceful shutdown of the server process', () => {
   });
 
   it('aborts calls still running when the grace period ends, then exits 0', async () => {
-    const { server, dataDir } = await start(0.5);
-    running = server;
-    const session = await childSession(server, { profile: 'read-only' });
-    const inFlight = session.call('slow_wait', { ms: 30_000 });
-    await waitFor(() => existsSync(startedMarker(dataDir, session.id)));
+    const { server, inFlight } = await serverWithCallInFlight(0.5, 30_000);
     const signalledAt = Date.now();
     server.proc.kill('SIGTERM');
 
@@ -77,17 +75,14 @@ describe('graceful shutdown of the server process', () => {
   });
 
   it('exits at once on a second signal', async () => {
-    const { server, dataDir } = await start(60);
-    running = server;
-    const session = await childSession(server, { profile: 'read-only' });
-    const inFlight = session.call('slow_wait', { ms: 30_000 }).catch(() => 'connection lost');
-    await waitFor(() => existsSync(startedMarker(dataDir, session.id)));
+    const { server, inFlight } = await serverWithCallInFlight(60, 30_000);
+    const lost = inFlight.catch(() => 'connection lost');
     server.proc.kill('SIGTERM');
     await new Promise((resolve) => setTimeout(resolve, 200));
     const secondAt = Date.now();
     server.proc.kill('SIGINT');
     expect(await server.exited).toEqual({ code: 1, signal: null });
     expect(Date.now() - secondAt).toBeLessThan(2_000);
-    await inFlight;
+    await lost;
   });
 });
