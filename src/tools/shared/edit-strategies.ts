@@ -30,6 +30,8 @@ export interface Strategy {
 
 /** A block whose first and last lines match is accepted when the whole is at least this similar. */
 export const BLOCK_ANCHOR_THRESHOLD = 0.8;
+/** Full similarity computations per edit, at most (each may be up to 4M cells). */
+const MAX_BLOCK_COMPARISONS = 50;
 
 const asIs = (replacement: string): string => replacement;
 
@@ -147,6 +149,7 @@ function blockAnchorRegions(content: string, find: string): Region[] {
   const slack = Math.ceil(wanted.length / 4);
   const wantedText = wanted.join('\n');
   const regions: Region[] = [];
+  let compared = 0;
   for (let i = 0; i < trimmed.length; i++) {
     if (trimmed[i] !== wanted[0]) continue;
     const minLast = i + Math.max(2, wanted.length - 1 - slack);
@@ -154,6 +157,12 @@ function blockAnchorRegions(content: string, find: string): Region[] {
     for (let last = minLast; last <= maxLast; last++) {
       if (trimmed[last] !== wanted[wanted.length - 1]) continue;
       const candidate = trimmed.slice(i, last + 1).join('\n');
+      // The edit distance is at least the length difference: skip hopeless candidates cheaply, and stop
+      // after a bounded number of full comparisons (a "}" first and last line can match everywhere).
+      const longest = Math.max(wantedText.length, candidate.length);
+      if (Math.abs(wantedText.length - candidate.length) / longest > 1 - BLOCK_ANCHOR_THRESHOLD) continue;
+      // Out of budget: uniqueness can no longer be shown, so this rule does not apply at all.
+      if (++compared > MAX_BLOCK_COMPARISONS) return [];
       if (similarity(wantedText, candidate) >= BLOCK_ANCHOR_THRESHOLD) {
         regions.push(lineRegion(parsed, i, last - i + 1, find));
         break;

@@ -3,6 +3,7 @@
 import { editDistance } from '../../core/pipeline/resolve-tool.js';
 
 const LEVENSHTEIN_MAX_CELLS = 4_000_000;
+const CLOSEST_BUDGET_CHARS = 4_000_000;
 
 function bigrams(text: string): Map<string, number> {
   const counts = new Map<string, number>();
@@ -45,7 +46,10 @@ export function closestRegion(lines: readonly string[], wanted: string): Closest
   const wantedGrams = bigrams(wanted);
   const wantedSize = Math.max(0, wanted.length - 1);
   let best = { start: 0, score: -1 };
-  for (let start = 0; start + size <= lines.length; start++) {
+  // Bounded work on big files with a big old_string: beyond ~4M characters compared, skip windows.
+  const windowChars = Math.max(1, wanted.length);
+  const step = Math.max(1, Math.ceil(((lines.length - size + 1) * windowChars) / CLOSEST_BUDGET_CHARS));
+  for (let start = 0; start + size <= lines.length; start += step) {
     const score = dice(wantedGrams, wantedSize, lines.slice(start, start + size).join('\n'));
     if (score > best.score) best = { start, score };
   }
