@@ -170,6 +170,7 @@ export async function createServices(
       shutdown.abort(new Error('shutting down'));
       await jobs.close();
       for (const { tool } of registry.list()) await tool.shutdown?.();
+      await base.codeIndex.close();
       audit.close();
       await policies.rateLimitStore.close();
       db.close();

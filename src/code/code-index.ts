@@ -1,8 +1,9 @@
 // The code index service: per workspace, every source file's tags, kept between calls and refreshed
 // incrementally — a file is parsed again only when its size or mtime changed; deleted files drop out.
 import { promises as fs } from 'node:fs';
-import { languageOf } from './languages.js';
+import { languageOf, type LanguageId } from './languages.js';
 import { extractFile } from './extract.js';
+import { ParsePool } from './parse-pool.js';
 import { GrammarLoader } from './parser.js';
 import type { FileSummary } from './schema.js';
 import { IndexSnapshot } from './snapshot.js';
@@ -15,6 +16,8 @@ export interface CodeIndexOptions {
   maxFileBytes?: number;
   /** The walk stops after this many source files. */
   maxFiles?: number;
+  /** Parse worker threads for cold indexing (default: cores - 1 from 3 cores on, at most 4; 1 = in-thread). */
+  workers?: number;
 }
 
 interface CachedFile {
@@ -34,11 +37,14 @@ interface WorkspaceEntry {
 // Parsing is synchronous wasm work; handing the event loop back this often keeps other requests moving.
 const YIELD_EVERY_MS = 25;
 const READ_BATCH = 32;
+// Fewer stale files than this are parsed in-thread: starting workers and copying text costs more.
+const WORKER_THRESHOLD = 48;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class CodeIndex {
   private readonly grammars = new GrammarLoader();
+  private readonly pool: ParsePool;
   private readonly workspaces = new Map<string, WorkspaceEntry>();
   private readonly maxWorkspaces: number;
   private readonly maxFileBytes: number;
@@ -48,6 +54,7 @@ export class CodeIndex {
     this.maxWorkspaces = options.maxWorkspaces ?? 16;
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     this.maxFiles = options.maxFiles ?? 50_000;
+    this.pool = new ParsePool(options.workers);
   }
 
   /** Drops a workspace's index (its session was deleted). */
@@ -73,6 +80,25 @@ export class CodeIndex {
     return run;
   }
 
+  private async parseHere(
+    path: string,
+    language: LanguageId,
+    text: string,
+  ): Promise<FileSummary | undefined> {
+    const lang = await this.grammars.load(language);
+    try {
+      return extractFile(path, text, lang);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Stops the parse workers. */
+  async close(): Promise<void> {
+    this.workspaces.clear();
+    await this.pool.close();
+  }
+
   private async refresh(root: string, entry: WorkspaceEntry, signal: AbortSignal): Promise<IndexSnapshot> {
     const started = performance.now();
     const walk = await walkSourceFiles({
@@ -96,28 +122,46 @@ export class CodeIndex {
         changed = true;
       }
     }
+    // Many files (a cold start) go to the worker pool; a few (an edit) are quicker parsed right here.
+    const useWorkers = stale.length >= WORKER_THRESHOLD && this.pool.available;
+    const batchSize = useWorkers ? this.pool.size * 16 : READ_BATCH;
     let sliceStart = performance.now();
-    for (let i = 0; i < stale.length; i += READ_BATCH) {
-      const batch = stale.slice(i, i + READ_BATCH);
+    for (let i = 0; i < stale.length; i += batchSize) {
+      if (signal.aborted) throw signal.reason;
+      const batch = stale.slice(i, i + batchSize);
       const contents = await Promise.all(
         batch.map((f) =>
           f.size > this.maxFileBytes ? undefined : fs.readFile(f.absolute).catch(() => undefined),
         ),
       );
+      const texts = batch.map((file, j) => {
+        const bytes = contents[j];
+        const language = languageOf(file.path);
+        // Binary files (a NUL in the first 8 KiB) are left out like unparsable ones.
+        return bytes && language && !bytes.subarray(0, 8192).includes(0)
+          ? { language, text: bytes.toString('utf8') }
+          : undefined;
+      });
+      if (useWorkers) {
+        const summaries = await Promise.all(
+          batch.map((file, j) => {
+            const input = texts[j];
+            if (!input) return undefined;
+            return this.pool
+              .parse(file.path, input.language, input.text)
+              .catch(() => this.parseHere(file.path, input.language, input.text));
+          }),
+        );
+        batch.forEach((file, j) =>
+          entry.files.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, summary: summaries[j] }),
+        );
+        continue;
+      }
       for (let j = 0; j < batch.length; j++) {
         if (signal.aborted) throw signal.reason;
         const file = batch[j];
-        const bytes = contents[j];
-        const language = languageOf(file.path);
-        let summary: FileSummary | undefined;
-        if (bytes && language && !bytes.subarray(0, 8192).includes(0)) {
-          const lang = await this.grammars.load(language);
-          try {
-            summary = extractFile(file.path, bytes.toString('utf8'), lang);
-          } catch {
-            summary = undefined;
-          }
-        }
+        const input = texts[j];
+        const summary = input ? await this.parseHere(file.path, input.language, input.text) : undefined;
         entry.files.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, summary });
         if (performance.now() - sliceStart > YIELD_EVERY_MS) {
           await yieldToEventLoop();

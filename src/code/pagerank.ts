@@ -1,4 +1,6 @@
 // Weighted PageRank with an optional personalization vector (power iteration), as aider ranks its repo map.
+// The graph is flattened into typed arrays first: thousands of files and tens of thousands of edges take
+// milliseconds per ranking instead of the hundreds that Map lookups in the inner loop cost.
 
 export type WeightedGraph = Map<string, Map<string, number>>;
 
@@ -6,7 +8,7 @@ export interface PageRankOptions {
   damping?: number;
   maxIterations?: number;
   tolerance?: number;
-  /** Teleport weights (need not sum to 1); uniform over all nodes when absent or empty. */
+  /** Teleport weights (need not sum to 1); uniform over all nodes when absent or all zero. */
   personalization?: Map<string, number>;
 }
 
@@ -16,51 +18,62 @@ export function pageRank(
   options: PageRankOptions = {},
 ): Map<string, number> {
   const n = nodes.length;
-  const rank = new Map<string, number>();
-  if (n === 0) return rank;
+  const result = new Map<string, number>();
+  if (n === 0) return result;
   const damping = options.damping ?? 0.85;
   const maxIterations = options.maxIterations ?? 100;
-  const tolerance = options.tolerance ?? 1e-9;
+  const tolerance = options.tolerance ?? 1e-10;
+  const index = new Map(nodes.map((node, i) => [node, i]));
 
-  const teleport = new Map<string, number>();
+  const teleport = new Float64Array(n);
   let teleportTotal = 0;
-  for (const node of nodes) teleportTotal += Math.max(0, options.personalization?.get(node) ?? 0);
-  for (const node of nodes) {
-    const weight = Math.max(0, options.personalization?.get(node) ?? 0);
-    teleport.set(node, teleportTotal > 0 ? weight / teleportTotal : 1 / n);
-  }
+  nodes.forEach((node, i) => {
+    teleport[i] = Math.max(0, options.personalization?.get(node) ?? 0);
+    teleportTotal += teleport[i];
+  });
+  for (let i = 0; i < n; i++) teleport[i] = teleportTotal > 0 ? teleport[i] / teleportTotal : 1 / n;
 
-  const outWeight = new Map<string, number>();
-  for (const [from, edges] of graph) {
+  // Edges as parallel arrays, each weight already divided by its source's total out-weight.
+  const from: number[] = [];
+  const to: number[] = [];
+  const share: number[] = [];
+  const hasOut = new Uint8Array(n);
+  for (const [source, edges] of graph) {
+    const s = index.get(source);
+    if (s === undefined) continue;
     let total = 0;
-    for (const w of edges.values()) total += w;
-    outWeight.set(from, total);
+    for (const [target, w] of edges) if (index.has(target)) total += w;
+    if (total <= 0) continue;
+    hasOut[s] = 1;
+    for (const [target, w] of edges) {
+      const t = index.get(target);
+      if (t === undefined) continue;
+      from.push(s);
+      to.push(t);
+      share.push(w / total);
+    }
   }
-  for (const node of nodes) rank.set(node, teleport.get(node)!);
+  const edgeFrom = Int32Array.from(from);
+  const edgeTo = Int32Array.from(to);
+  const edgeShare = Float64Array.from(share);
 
+  let rank = Float64Array.from(teleport);
+  let next = new Float64Array(n);
   for (let iteration = 0; iteration < maxIterations; iteration++) {
-    const next = new Map<string, number>();
     // Rank held by nodes without out-edges is handed back through the teleport vector.
     let dangling = 0;
-    for (const node of nodes) {
-      if (!outWeight.get(node)) dangling += rank.get(node)!;
-      next.set(node, 0);
-    }
-    for (const [from, edges] of graph) {
-      const total = outWeight.get(from)!;
-      const share = rank.get(from);
-      if (!total || share === undefined) continue;
-      for (const [to, w] of edges)
-        if (next.has(to)) next.set(to, next.get(to)! + (damping * share * w) / total);
-    }
+    for (let i = 0; i < n; i++) if (!hasOut[i]) dangling += rank[i];
+    next.fill(0);
+    for (let e = 0; e < edgeFrom.length; e++) next[edgeTo[e]] += damping * rank[edgeFrom[e]] * edgeShare[e];
     let delta = 0;
-    for (const node of nodes) {
-      const value = next.get(node)! + (damping * dangling + (1 - damping)) * teleport.get(node)!;
-      delta += Math.abs(value - rank.get(node)!);
-      next.set(node, value);
+    const base = damping * dangling + (1 - damping);
+    for (let i = 0; i < n; i++) {
+      next[i] += base * teleport[i];
+      delta += Math.abs(next[i] - rank[i]);
     }
-    for (const [node, value] of next) rank.set(node, value);
-    if (delta < tolerance * n) break;
+    [rank, next] = [next, rank];
+    if (delta < tolerance) break;
   }
-  return rank;
+  nodes.forEach((node, i) => result.set(node, rank[i]));
+  return result;
 }

@@ -6,6 +6,8 @@ import type { Definition, FileSummary } from './schema.js';
 import type { IndexSnapshot } from './snapshot.js';
 
 export interface RepoMapOptions {
+  /** Names the scope `include` accepts (part of the memo key). */
+  scope: string;
   include: (path: string) => boolean;
   focusFiles: string[];
   focusSymbols: string[];
@@ -32,6 +34,8 @@ export interface RepoMap {
 const DATA_KINDS = new Set<Definition['kind']>(['constant', 'variable', 'field']);
 const isOutlineKind = (kind: Definition['kind']) => !DATA_KINDS.has(kind);
 
+const MAX_DEFINERS = 20;
+
 const isDescriptive = (name: string) =>
   name.length >= 8 && (/[a-z][A-Z]/.test(name) || name.includes('_') || name.includes('-'));
 
@@ -54,6 +58,9 @@ function referenceGraph(files: readonly FileSummary[], focusSymbols: Set<string>
     }
     for (const [name, count] of counts) {
       const targets = definers.get(name)!;
+      // A name defined in this many files (`constructor`, `create`, `list`) says nothing about which one
+      // is meant, and would tie every user to every definer.
+      if (targets.size > MAX_DEFINERS) continue;
       let weight = 1;
       if (focusSymbols.has(name)) weight *= 10;
       if (isDescriptive(name)) weight *= 10;
@@ -89,21 +96,29 @@ export function renderMapFile(file: RepoMapFile): string {
 }
 
 export function buildRepoMap(snapshot: IndexSnapshot, options: RepoMapOptions): RepoMap {
-  const files = snapshot.files.filter((f) => options.include(f.path));
   const focusFiles = new Set(options.focusFiles);
   const focusSymbols = new Set(options.focusSymbols);
-  const { graph, usedNames } = referenceGraph(files, focusSymbols, focusFiles);
-
-  const personalization = new Map<string, number>();
-  for (const path of focusFiles) personalization.set(path, 1);
-  for (const symbol of focusSymbols) {
-    for (const { file } of snapshot.definitionsOf(symbol)) personalization.set(file.path, 1);
-  }
-  const paths = files.map((f) => f.path);
-  const rank = pageRank(paths, graph, { personalization });
-  const ordered = [...files].sort(
-    (a, b) => rank.get(b.path)! - rank.get(a.path)! || a.path.localeCompare(b.path),
-  );
+  // The ranking depends only on the files, the scope and the focus: the same question on an unchanged
+  // workspace is answered from the snapshot's memo.
+  const key = `repo-map:${options.scope}:${[...focusFiles].sort().join(',')}:${[...focusSymbols].sort().join(',')}`;
+  const { files, ordered, rank, usedNames } = snapshot.memo(key, () => {
+    const files = snapshot.files.filter((f) => options.include(f.path));
+    const { graph, usedNames } = referenceGraph(files, focusSymbols, focusFiles);
+    const personalization = new Map<string, number>();
+    for (const path of focusFiles) personalization.set(path, 1);
+    for (const symbol of focusSymbols) {
+      for (const { file } of snapshot.definitionsOf(symbol)) personalization.set(file.path, 1);
+    }
+    const rank = pageRank(
+      files.map((f) => f.path),
+      graph,
+      { personalization },
+    );
+    const ordered = [...files].sort(
+      (a, b) => rank.get(b.path)! - rank.get(a.path)! || a.path.localeCompare(b.path),
+    );
+    return { files, ordered, rank, usedNames };
+  });
 
   const out: RepoMapFile[] = [];
   let tokens = 0;

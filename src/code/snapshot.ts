@@ -30,6 +30,19 @@ export class IndexSnapshot {
     this.byPath = new Map(files.map((f) => [f.path, f]));
   }
 
+  private readonly memos = new Map<string, unknown>();
+
+  /**
+   * A value derived from this snapshot, computed once: a snapshot never changes (a refresh that finds
+   * changes makes a new one), so whatever is built from it stays valid as long as it is in use.
+   */
+  memo<T>(key: string, compute: () => T): T {
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const value = compute();
+    this.memos.set(key, value);
+    return value;
+  }
+
   /** Every definition of a name, across the workspace, in path order. */
   definitionsOf(name: string): LocatedDefinition[] {
     return this.nameIndex().get(name) ?? [];

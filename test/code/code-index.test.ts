@@ -15,7 +15,8 @@ describe('tag extraction', () => {
   const grammars = new GrammarLoader();
 
   it('keeps signatures right after non-ASCII text (string indices, not bytes)', async () => {
-    const source = "// héllo wörld ✓\n\n/** Grüße. */\nexport function grüß(name: string): string {\n  return `✓ ${name}`;\n}\n";
+    const source =
+      '// héllo wörld ✓\n\n/** Grüße. */\nexport function grüß(name: string): string {\n  return `✓ ${name}`;\n}\n';
     const summary = extractFile('a.ts', source, await grammars.load('typescript'));
     expect(summary.definitions).toEqual([
       {
@@ -128,6 +129,28 @@ describe('CodeIndex', () => {
 
     index.forget('s1');
     expect((await index.snapshot('s1', root, signal)).stats.parsed).toBe(2);
+  });
+
+  it('parses a cold tree in worker threads with the same result as in-thread', async () => {
+    const tree = tempDir('toolgate-pool-');
+    for (let i = 0; i < 60; i++) {
+      writeFileSync(
+        path.join(tree, `m${i}.ts`),
+        `import { f${(i + 1) % 60} } from './m${(i + 1) % 60}';\nexport function f${i}() { return f${(i + 1) % 60}; }\n`,
+      );
+    }
+    const pooled = new CodeIndex({ workers: 2 });
+    const single = new CodeIndex({ workers: 1 });
+    try {
+      const a = await pooled.snapshot('p', tree, signal);
+      const b = await single.snapshot('p', tree, signal);
+      expect(a.stats.parsed).toBe(60);
+      expect(a.files).toEqual(b.files);
+      expect(a.definitionsOf('f42')[0].file.path).toBe('m42.ts');
+    } finally {
+      await pooled.close();
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   it('stops when the signal is aborted', async () => {

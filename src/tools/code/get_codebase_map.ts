@@ -74,6 +74,7 @@ export default defineTool({
     for (const file of input.focus_files) focusFiles.push((await ctx.workspace.resolve(file)).relative);
     const snapshot = await codeSnapshot(ctx);
     const map = buildRepoMap(snapshot, {
+      scope: scope.relative,
       include: scope.include,
       focusFiles,
       focusSymbols: input.focus_symbols,

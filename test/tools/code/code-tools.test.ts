@@ -39,7 +39,10 @@ describe('code tools on the multi-language fixture', () => {
     const result = await data('search_code', { query: 'fmtname' });
     expect(result.matches[0]).toMatchObject({ name: 'formatName', path: 'src/util/format.ts', line: 2 });
     const prefix = await data('search_code', { query: 'create' });
-    expect(prefix.matches.map((m: { name: string }) => m.name).slice(0, 2)).toEqual(['create', 'create_user']);
+    expect(prefix.matches.map((m: { name: string }) => m.name).slice(0, 2)).toEqual([
+      'create',
+      'create_user',
+    ]);
   });
 
   it('search_code filters by kind, language and path', async () => {
@@ -81,11 +84,22 @@ describe('code tools on the multi-language fixture', () => {
 
   it('get_symbol_info reads docstrings, Go and Rust doc comments', async () => {
     const user = await data('get_symbol_info', { name: 'User', kind: 'class' });
-    expect(user.symbols[0]).toMatchObject({ path: 'py/app/models.py', doc: 'A registered user.', endLine: 8 });
+    expect(user.symbols[0]).toMatchObject({
+      path: 'py/app/models.py',
+      doc: 'A registered user.',
+      endLine: 8,
+    });
     const store = await data('get_symbol_info', { name: 'NewStore' });
-    expect(store.symbols[0]).toMatchObject({ doc: 'NewStore returns an empty store.', signature: 'func NewStore() *Store' });
+    expect(store.symbols[0]).toMatchObject({
+      doc: 'NewStore returns an empty store.',
+      signature: 'func NewStore() *Store',
+    });
     const area = await data('get_symbol_info', { name: 'area' });
-    expect(area.symbols[0]).toMatchObject({ path: 'rust/src/geometry.rs', line: 8, doc: 'The area of a rectangle.' });
+    expect(area.symbols[0]).toMatchObject({
+      path: 'rust/src/geometry.rs',
+      line: 8,
+      doc: 'The area of a rectangle.',
+    });
   });
 
   it('get_symbol_info answers 404 for an unknown name', async () => {
@@ -130,20 +144,30 @@ describe('code tools on the multi-language fixture', () => {
   it('find_references marks same-named method calls it cannot tie to a definition', async () => {
     const result = await data('find_references', { name: 'save', path: 'src/db/repo.ts' });
     expect(result.definitions).toHaveLength(1);
-    expect(result.references.map((r: { path: string; line: number; confidence: string }) => [r.path, r.line, r.confidence])).toEqual([
+    expect(
+      result.references.map((r: { path: string; line: number; confidence: string }) => [
+        r.path,
+        r.line,
+        r.confidence,
+      ]),
+    ).toEqual([
       ['py/app/service.py', 7, 'name'],
       ['src/services/user-service.ts', 13, 'name'],
     ]);
-    const strict = await data('find_references', { name: 'save', path: 'src/db/repo.ts', include_unresolved: false });
+    const strict = await data('find_references', {
+      name: 'save',
+      path: 'src/db/repo.ts',
+      include_unresolved: false,
+    });
     expect(strict.references).toEqual([]);
   });
 
   it('resolve_symbol follows a TS import through an index re-export with a rename', async () => {
     const result = await data('resolve_symbol', { name: 'slug', path: 'src/index.ts' });
     expect(result.resolution).toBe('import');
-    expect(result.definitions.map((d: { path: string; name: string; line: number }) => [d.path, d.name, d.line])).toEqual([
-      ['src/util/slug.ts', 'slugify', 1],
-    ]);
+    expect(
+      result.definitions.map((d: { path: string; name: string; line: number }) => [d.path, d.name, d.line]),
+    ).toEqual([['src/util/slug.ts', 'slugify', 1]]);
     expect(result.chain).toEqual([
       { path: 'src/index.ts', line: 2, via: 'import', source: './util/index.js' },
       { path: 'src/util/index.ts', line: 2, via: 're-export', source: './slug' },
@@ -157,11 +181,20 @@ describe('code tools on the multi-language fixture', () => {
       ['create_user', 'py/main.py', 'py/app/service.py', 5],
       ['store.NewStore', 'go/main.go', 'go/store/store.go', 9],
       ['area', 'rust/src/main.rs', 'rust/src/geometry.rs', 8],
-      ['Helper', 'java/src/main/java/com/example/App.java', 'java/src/main/java/com/example/util/Helper.java', 3],
+      [
+        'Helper',
+        'java/src/main/java/com/example/App.java',
+        'java/src/main/java/com/example/util/Helper.java',
+        3,
+      ],
     ];
     for (const [name, from, file, line] of cases) {
       const result = await data('resolve_symbol', { name, path: from });
-      expect({ name, resolution: result.resolution, at: result.definitions.map((d: { path: string; line: number }) => `${d.path}:${d.line}`) }).toEqual({
+      expect({
+        name,
+        resolution: result.resolution,
+        at: result.definitions.map((d: { path: string; line: number }) => `${d.path}:${d.line}`),
+      }).toEqual({
         name,
         resolution: 'import',
         at: [`${file}:${line}`],
@@ -181,8 +214,20 @@ describe('code tools on the multi-language fixture', () => {
   it('get_imports_exports lists re-exports, their resolved files and the importers', async () => {
     const result = await data('get_imports_exports', { path: 'src/util/index.ts' });
     expect(result.imports).toEqual([
-      { source: './format', line: 1, bindings: [{ local: '*', imported: '*' }], reexport: true, resolved: ['src/util/format.ts'] },
-      { source: './slug', line: 2, bindings: [{ local: 'slug', imported: 'slugify' }], reexport: true, resolved: ['src/util/slug.ts'] },
+      {
+        source: './format',
+        line: 1,
+        bindings: [{ local: '*', imported: '*' }],
+        reexport: true,
+        resolved: ['src/util/format.ts'],
+      },
+      {
+        source: './slug',
+        line: 2,
+        bindings: [{ local: 'slug', imported: 'slugify' }],
+        reexport: true,
+        resolved: ['src/util/slug.ts'],
+      },
     ]);
     expect(result.exports).toEqual([
       { name: '*', line: 1, source: './format' },
@@ -246,7 +291,10 @@ describe('code tools on the multi-language fixture', () => {
 
   it('get_codebase_map ranks the focus neighbourhood higher', async () => {
     const result = await data('get_codebase_map', { focus_files: ['go/main.go'], max_tokens: 4000 });
-    expect(result.files.slice(0, 2).map((f: { path: string }) => f.path)).toEqual(['go/main.go', 'go/store/store.go']);
+    expect(result.files.slice(0, 2).map((f: { path: string }) => f.path)).toEqual([
+      'go/main.go',
+      'go/store/store.go',
+    ]);
     const bySymbol = await data('get_codebase_map', { focus_symbols: ['area'], max_tokens: 4000 });
     expect(bySymbol.files[0].path).toBe('rust/src/geometry.rs');
   });
@@ -256,7 +304,10 @@ describe('code tools on the multi-language fixture', () => {
     const unchanged = await data('search_code', { query: 'formatName', match: 'exact' });
     expect(unchanged.index.parsed).toBe(0);
     const file = path.join(s.dir, 'src/util/slug.ts');
-    writeFileSync(file, 'export function slugify(text: string): string {\n  return text;\n}\n\nexport function unslug() {}\n');
+    writeFileSync(
+      file,
+      'export function slugify(text: string): string {\n  return text;\n}\n\nexport function unslug() {}\n',
+    );
     utimesSync(file, new Date(), new Date(Date.now() + 5000));
     const changed = await data('search_code', { query: 'unslug', match: 'exact' });
     expect(changed.index.parsed).toBe(1);
@@ -276,7 +327,10 @@ describe('code index confinement', () => {
   it('never follows a symlink out of the workspace', async () => {
     const outside = tempDir('toolgate-outside-');
     writeFileSync(path.join(outside, 'secret.ts'), 'export function outsideSecret() {}\n');
-    const session = await t.createSession({ profile: 'read-only', files: { 'src/a.ts': 'export const a = 1;\n' } });
+    const session = await t.createSession({
+      profile: 'read-only',
+      files: { 'src/a.ts': 'export const a = 1;\n' },
+    });
     symlinkSync(outside, path.join(t.app.services.workspaces.dirFor(session.id), 'linked'));
     const res = await t.call(session, 'search_code', { query: 'outsideSecret', match: 'exact' });
     expect(res.status).toBe(200);
@@ -289,14 +343,21 @@ describe('code index confinement', () => {
   it('renders compact text for an LLM through the OpenAI batch format', async () => {
     const session = await t.createSession({
       profile: 'read-only',
-      files: { 'src/a.ts': 'export function alpha() {}\n', 'src/b.ts': "import { alpha } from './a';\nalpha();\n" },
+      files: {
+        'src/a.ts': 'export function alpha() {}\n',
+        'src/b.ts': "import { alpha } from './a';\nalpha();\n",
+      },
     });
     const res = await t.http
       .post(`/v1/sessions/${session.id}/calls`)
       .set('authorization', `Bearer ${session.token}`)
       .send({
         tool_calls: [
-          { id: 'c1', type: 'function', function: { name: 'find_references', arguments: '{"name":"alpha"}' } },
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'find_references', arguments: '{"name":"alpha"}' },
+          },
         ],
       });
     expect(res.status).toBe(200);

@@ -45,7 +45,12 @@ describe('project tools on the multi-language fixture', () => {
       'java: mvn test',
       '.: make test',
     ]);
-    expect(commands).toContainEqual({ kind: 'build', command: 'npm run build', cwd: '.', source: 'package.json' });
+    expect(commands).toContainEqual({
+      kind: 'build',
+      command: 'npm run build',
+      cwd: '.',
+      source: 'package.json',
+    });
   });
 
   it('detect_project_type picks the package manager from the lockfile', async () => {
@@ -57,7 +62,12 @@ describe('project tools on the multi-language fixture', () => {
 
   it('extract_conventions measures indentation per language, quotes, semicolons and line endings', async () => {
     const result = await data('extract_conventions');
-    expect(result.indentation).toMatchObject({ style: 'spaces', size: 2, language: 'TypeScript', declared: 'space 2' });
+    expect(result.indentation).toMatchObject({
+      style: 'spaces',
+      size: 2,
+      language: 'TypeScript',
+      declared: 'space 2',
+    });
     expect(result.indentation.byLanguage).toEqual(
       expect.arrayContaining([
         { language: 'Go', style: 'tabs' },
@@ -84,7 +94,9 @@ describe('project tools on the multi-language fixture', () => {
         { language: 'Go', functions: 'PascalCase', types: 'PascalCase' },
       ]),
     );
-    expect(result.naming.find((n: { language: string }) => n.language === 'TypeScript').constants).toBe('UPPER_SNAKE');
+    expect(result.naming.find((n: { language: string }) => n.language === 'TypeScript').constants).toBe(
+      'UPPER_SNAKE',
+    );
     expect(result.tests).toEqual({
       frameworks: ['Vitest', 'pytest', 'JUnit 5', 'JUnit'],
       layout: 'separate',
@@ -123,7 +135,12 @@ describe('project tools on the multi-language fixture', () => {
       bytes: expect.any(Number),
       lines: 35,
     });
-    expect(result.directories).toContainEqual({ path: 'src/util', files: 3, bytes: 333, languages: ['TypeScript'] });
+    expect(result.directories).toContainEqual({
+      path: 'src/util',
+      files: 3,
+      bytes: 333,
+      languages: ['TypeScript'],
+    });
   });
 
   it('get_project_overview cuts the directory summary to the token budget', async () => {

@@ -31,7 +31,9 @@ describe('todo_write / todo_read', () => {
       todos: [{ id: parser.id, content: 'Write the parser', status: 'completed', priority: 'high' }],
     });
     expect(second.body.data.todos).toEqual([{ ...parser, status: 'completed' }]);
-    expect((await t.call(session, 'todo_read', {})).body.data.todos).toEqual([{ ...parser, status: 'completed' }]);
+    expect((await t.call(session, 'todo_read', {})).body.data.todos).toEqual([
+      { ...parser, status: 'completed' },
+    ]);
   });
 
   it('keeps each session’s list to itself', async () => {
@@ -50,7 +52,9 @@ describe('todo_write / todo_read', () => {
     const session = await t.createSession();
     const badStatus = await t.call(session, 'todo_write', { todos: [{ content: 'x', status: 'done' }] });
     expect(badStatus.status).toBe(400);
-    const extra = await t.call(session, 'todo_write', { todos: [{ content: 'x', status: 'pending', due: 1 }] });
+    const extra = await t.call(session, 'todo_write', {
+      todos: [{ content: 'x', status: 'pending', due: 1 }],
+    });
     expect(extra.status).toBe(400);
     const duplicate = await t.call(session, 'todo_write', {
       todos: [
@@ -87,7 +91,11 @@ describe('todo_write / todo_read', () => {
     const session = await t.createSession();
     await t.call(session, 'todo_write', { todos: [{ content: 'gone soon', status: 'pending' }] });
     const count = () =>
-      (t.app.services.db.prepare('SELECT COUNT(*) AS n FROM todos WHERE session_id = ?').get(session.id) as { n: number }).n;
+      (
+        t.app.services.db.prepare('SELECT COUNT(*) AS n FROM todos WHERE session_id = ?').get(session.id) as {
+          n: number;
+        }
+      ).n;
     expect(count()).toBe(1);
     expect((await t.admin(t.http.delete(`/v1/sessions/${session.id}`))).status).toBe(204);
     expect(count()).toBe(0);
@@ -99,7 +107,9 @@ describe('todo state across a restart', () => {
     const dataDir = tempDir();
     const first = await startApp({}, { dataDir });
     const session = await first.createSession();
-    await first.call(session, 'todo_write', { todos: [{ id: 'keep', content: 'Persist me', status: 'pending' }] });
+    await first.call(session, 'todo_write', {
+      todos: [{ id: 'keep', content: 'Persist me', status: 'pending' }],
+    });
     await first.close({ keepData: true });
     const second = await startApp({}, { dataDir });
     try {
