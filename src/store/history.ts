@@ -268,4 +268,3 @@ async function treeBytes(dir: string): Promise<number> {
   return total;
 }
 
-export { moveAcrossDevices };

@@ -14,11 +14,6 @@ export class KeyedLock {
     }
   }
 
-  /** Keys currently held or awaited (for tests and diagnostics). */
-  get size(): number {
-    return this.tails.size;
-  }
-
   private async acquire(key: string): Promise<() => void> {
     const previous = this.tails.get(key) ?? Promise.resolve();
     let release!: () => void;
