@@ -17,6 +17,8 @@ export interface IndexStats {
   durationMs: number;
 }
 
+const MAX_MEMOS = 32;
+
 export class IndexSnapshot {
   readonly byPath: ReadonlyMap<string, FileSummary>;
   private definitionsByName?: Map<string, LocatedDefinition[]>;
@@ -39,6 +41,8 @@ export class IndexSnapshot {
   memo<T>(key: string, compute: () => T): T {
     if (this.memos.has(key)) return this.memos.get(key) as T;
     const value = compute();
+    // Callers vary keys (e.g. focus sets); a small cap keeps one busy snapshot from growing without bound.
+    if (this.memos.size >= MAX_MEMOS) this.memos.clear();
     this.memos.set(key, value);
     return value;
   }
