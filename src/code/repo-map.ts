@@ -133,6 +133,8 @@ export function buildRepoMap(snapshot: IndexSnapshot, options: RepoMapOptions): 
       .sort((a, b) => Number(used.has(b.name)) - Number(used.has(a.name)) || a.line - b.line)
       .slice(0, options.maxDefinitionsPerFile)
       .sort((a, b) => a.line - b.line);
+    // A file with nothing to outline (a bare re-export, a script) costs tokens and says nothing.
+    if (!outline.length && !focusFiles.has(file.path)) continue;
     const entry: RepoMapFile = {
       path: file.path,
       rank: Number((rank.get(file.path) ?? 0).toFixed(6)),
