@@ -35,6 +35,9 @@ export interface BuildOptions extends ServiceOptions {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<FastifyInstance> {
+  // Request ids need to be unique, not secret: a random prefix per app and a counter.
+  const requestIdPrefix = `req_${randomBytes(6).toString('hex')}`;
+  let requestSequence = 0;
   const app = Fastify({
     logger: options.logger === false ? false : loggerOptions(config.logLevel),
     // Our own onResponse hook writes the one line per request (with session and tool).
@@ -45,7 +48,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given)
         ? given
-        : `req_${randomBytes(8).toString('hex')}`;
+        : `${requestIdPrefix}${(requestSequence++).toString(36)}`;
     },
   });
   app.setValidatorCompiler(schemaValidatorCompiler);

@@ -87,7 +87,15 @@ const fromRow = (row: SessionRow): SessionRecord => ({
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
+/**
+ * Every authenticated request looks its token up; a session found is reused for this long. Deletion in
+ * this process drops it at once; another instance's deletion or idle expiry shows within this window.
+ */
+const TOKEN_CACHE_MS = 1000;
+const TOKEN_CACHE_MAX = 10_000;
+
 export class SessionStore {
+  private readonly tokenCache = new Map<string, { session: SessionRecord; until: number }>();
   private readonly insert;
   private readonly byId;
   private readonly byTokenHash;
@@ -155,9 +163,15 @@ export class SessionStore {
   }
 
   getByToken(token: string, now = Date.now()): SessionRecord | undefined {
-    const row = this.byTokenHash.get({ hash: hashToken(token), now, idleMs: this.idleTtlMs }) as
-      SessionRow | undefined;
-    return row ? fromRow(row) : undefined;
+    const hash = hashToken(token);
+    const cached = this.tokenCache.get(hash);
+    if (cached && cached.until > now && cached.session.expiresAt > now) return cached.session;
+    const row = this.byTokenHash.get({ hash, now, idleMs: this.idleTtlMs }) as SessionRow | undefined;
+    if (!row) return undefined;
+    const session = fromRow(row);
+    if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
+    this.tokenCache.set(hash, { session, until: now + TOKEN_CACHE_MS });
+    return session;
   }
 
   /** Records that the session was used; writes the row at most once per touch interval. */
@@ -183,6 +197,7 @@ export class SessionStore {
 
   delete(id: string): boolean {
     this.lastWritten.delete(id);
+    for (const [hash, entry] of this.tokenCache) if (entry.session.id === id) this.tokenCache.delete(hash);
     return this.remove.run(id).changes > 0;
   }
 

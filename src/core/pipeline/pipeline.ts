@@ -41,6 +41,9 @@ export const newCallId = (): string => `call_${randomBytes(12).toString('base64u
 
 export class Pipeline {
   private readonly chain: (call: CallState) => Promise<RunResult>;
+  // Call ids need to be unique, not secret: a random prefix per pipeline and a counter.
+  private readonly callIdPrefix = newCallId();
+  private callSequence = 0;
 
   constructor(private readonly deps: PipelineDeps) {
     const middleware: Middleware[] = [
@@ -61,7 +64,7 @@ export class Pipeline {
   async execute(request: CallRequest): Promise<CallOutcome> {
     const call: CallState = {
       request,
-      callId: request.callId ?? newCallId(),
+      callId: request.callId ?? `${this.callIdPrefix}${(this.callSequence++).toString(36)}`,
       startedAt: performance.now(),
       headers: {},
     };
