@@ -19,7 +19,12 @@ export interface BenchServer {
 
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-bench-'));
-  const config = loadConfig({ TOOLGATE_DATA_DIR: dataDir, TOOLGATE_API_KEY: ADMIN_KEY, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    TOOLGATE_DATA_DIR: dataDir,
+    TOOLGATE_API_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
   const app = await buildApp(config, { logger: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

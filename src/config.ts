@@ -92,7 +92,11 @@ const AuditSchema = Type.Object(
 
 const PolicySchema = Type.Object(
   {
-    approvalTtlSeconds: Type.Integer({ minimum: 1, default: 3600, description: 'How long a parked call waits' }),
+    approvalTtlSeconds: Type.Integer({
+      minimum: 1,
+      default: 3600,
+      description: 'How long a parked call waits',
+    }),
     idempotencyTtlSeconds: Type.Integer({ minimum: 1, default: 24 * 3600 }),
     /** Failed authentications allowed per client IP per window, before that IP gets 429. */
     authFailuresPerWindow: Type.Integer({ minimum: 1, default: 50 }),

@@ -74,7 +74,8 @@ export async function createServices(
   );
 
   const registry = new ToolRegistry();
-  for (const tool of options.tools ?? BUILTIN_TOOLS) registry.add(gateOnSandbox(tool, runner.status), 'builtin');
+  for (const tool of options.tools ?? BUILTIN_TOOLS)
+    registry.add(gateOnSandbox(tool, runner.status), 'builtin');
   if (config.pluginsDir) {
     for (const { file, tools } of await loadPluginTools(config.pluginsDir)) {
       for (const tool of tools) registry.add(gateOnSandbox(tool, runner.status), `plugin ${file}`);
@@ -95,7 +96,17 @@ export async function createServices(
   setMaxListeners(0, shutdown.signal);
   const fileReads = new FileReadStore(db);
   const history = new HistoryStore(db, path.join(config.dataDir, 'history'));
-  const base: ToolServices = { config, db, workspaces, runner, jobs, fileReads, history, fileLocks: new KeyedLock(), codeIndex: new CodeIndex() };
+  const base: ToolServices = {
+    config,
+    db,
+    workspaces,
+    runner,
+    jobs,
+    fileReads,
+    history,
+    fileLocks: new KeyedLock(),
+    codeIndex: new CodeIndex(),
+  };
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 

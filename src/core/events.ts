@@ -31,7 +31,11 @@ export class EventHub {
 
   private channel(sessionId: string): SessionChannel {
     let channel = this.channels.get(sessionId);
-    if (!channel) this.channels.set(sessionId, (channel = { buffer: [], bufferBytes: 0, sizes: [], listeners: new Set() }));
+    if (!channel)
+      this.channels.set(
+        sessionId,
+        (channel = { buffer: [], bufferBytes: 0, sizes: [], listeners: new Set() }),
+      );
     return channel;
   }
 

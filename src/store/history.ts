@@ -267,4 +267,3 @@ async function treeBytes(dir: string): Promise<number> {
   }
   return total;
 }
-

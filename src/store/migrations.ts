@@ -8,4 +8,12 @@ import { fileReadMigrations } from './file-reads.js';
 import { historyMigrations } from './history.js';
 import { todoMigrations } from './todos.js';
 
-export const MIGRATIONS: readonly Migration[] = [...sessionMigrations, ...auditMigrations, ...approvalMigrations, ...idempotencyMigrations, ...fileReadMigrations, ...historyMigrations, ...todoMigrations];
+export const MIGRATIONS: readonly Migration[] = [
+  ...sessionMigrations,
+  ...auditMigrations,
+  ...approvalMigrations,
+  ...idempotencyMigrations,
+  ...fileReadMigrations,
+  ...historyMigrations,
+  ...todoMigrations,
+];

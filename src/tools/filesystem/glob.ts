@@ -51,7 +51,8 @@ export default defineTool({
   output: Output,
   examples: [{ pattern: '**/*.ts', path: 'src', limit: 100, offset: 0, include_ignored: false }],
   async execute(input, ctx) {
-    const pattern = input.pattern.replace(/^\/+/, '');
+    // A leading "/" means the search directory, like paths elsewhere; "/" alone means every file.
+    const pattern = input.pattern.replace(/^\/+/, '') || '**';
     if (pattern.split('/').includes('..')) {
       throw toolgateError('INVALID_PATH', 'A glob pattern may not contain ".." segments', {
         suggestion: 'Use the path argument to choose the directory, and a pattern relative to it.',
