@@ -57,16 +57,18 @@ export const record =
         entryPoint: request.entryPoint,
         inputSummary: summarizeInput(request.input),
       });
+    const ended = (success: boolean) =>
+      events.publish(sessionId, 'tool_call_end', {
+        callId: call.callId,
+        tool: request.toolName,
+        success,
+        durationMs: elapsed(call),
+      });
     try {
       const result = await next();
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
       write('success', 200, null, Buffer.byteLength(result.dataJson));
-      events.publish(sessionId, 'tool_call_end', {
-        callId: call.callId,
-        tool: request.toolName,
-        success: true,
-        durationMs: elapsed(call),
-      });
+      ended(true);
       return result;
     } catch (err) {
       const error = asToolgateError(err, logger, { callId: call.callId, tool: request.toolName, sessionId });
@@ -76,12 +78,7 @@ export const record =
         tool: request.toolName,
         error: error.toBody(),
       });
-      events.publish(sessionId, 'tool_call_end', {
-        callId: call.callId,
-        tool: request.toolName,
-        success: false,
-        durationMs: elapsed(call),
-      });
+      ended(false);
       throw error;
     }
   };
