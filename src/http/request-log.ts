@@ -21,10 +21,12 @@ export const loggerOptions = (level: string) => ({
 
 export function registerRequestLog(app: FastifyInstance): void {
   app.decorateRequest('callInfo', null);
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks: no promise per request on the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal;
     request.log.info(
       {
@@ -39,5 +41,6 @@ export function registerRequestLog(app: FastifyInstance): void {
       },
       'request',
     );
+    done();
   });
 }

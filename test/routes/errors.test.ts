@@ -56,6 +56,15 @@ describe('error envelope', () => {
     }
   });
 
+  it('every response carries x-request-id; a sane caller-given id is kept', async () => {
+    const mine = await t.http.get('/healthz').set('x-request-id', 'trace-123');
+    expect(mine.headers['x-request-id']).toBe('trace-123');
+    const denied = await t.http.get('/v1/tools');
+    expect(denied.headers['x-request-id']).toBe(denied.body.requestId);
+    const odd = await t.http.get('/healthz').set('x-request-id', 'bad id with spaces');
+    expect(odd.headers['x-request-id']).toMatch(/^req_/);
+  });
+
   it('health, readiness, docs and openapi.json are public', async () => {
     expect((await t.http.get('/healthz')).status).toBe(200);
     const ready = await t.http.get('/readyz');
