@@ -14,3 +14,9 @@ export const schemaValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema
     return { error: [...check.Errors(withDefaults)] as never };
   };
 };
+
+/**
+ * For routes whose body the handler checks itself (tool input is validated by the pipeline, so refusals
+ * are audited and described for a model); the route's schema then only documents the body.
+ */
+export const skipValidation = () => (value: unknown) => ({ value });

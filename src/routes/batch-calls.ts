@@ -7,16 +7,14 @@ import { BatchAnswerSchema, renderBatch } from '../core/batch/render.js';
 import { sessionForRequest } from '../http/auth.js';
 import { clientGone } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
-
-// parseBatch checks the body itself, with messages that name the format; the body schema documents it.
-const passThrough = () => (value: unknown) => ({ value });
+import { skipValidation } from '../http/validator-compiler.js';
 
 export default async function batchCallRoutes(app: FastifyInstance): Promise<void> {
   const { pipeline, registry } = app.services;
   app.post<{ Params: { id: string } }>(
     '/v1/sessions/:id/calls',
     {
-      validatorCompiler: passThrough,
+      validatorCompiler: skipValidation,
       schema: {
         operationId: 'callBatch',
         tags: ['tools'],

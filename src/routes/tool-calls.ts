@@ -6,10 +6,7 @@ import { sessionForRequest } from '../http/auth.js';
 import { clientGone, idempotencyKeyOf, requestBytes, sendCallOutcome } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { openCallStream, wantsEventStream } from '../http/sse.js';
-
-// The pipeline validates tool input itself (so refused input is audited and described for an LLM);
-// the route's body schema is for the OpenAPI document only.
-const passThrough = () => (value: unknown) => ({ value });
+import { skipValidation } from '../http/validator-compiler.js';
 
 export default async function toolCallRoutes(app: FastifyInstance): Promise<void> {
   const { registry, pipeline } = app.services;
@@ -41,7 +38,7 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
     app.post<{ Params: { id: string } }>(
       `/v1/sessions/:id/tools/${tool.name}`,
       {
-        validatorCompiler: passThrough,
+        validatorCompiler: skipValidation,
         schema: {
           operationId: `call_${tool.name}`,
           tags: [tool.category],
@@ -78,7 +75,7 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
   // names as a suggestion, and appears in the audit log like every other call.
   app.post<{ Params: { id: string; name: string } }>(
     '/v1/sessions/:id/tools/:name',
-    { validatorCompiler: passThrough, schema: { hide: true } },
+    { validatorCompiler: skipValidation, schema: { hide: true } },
     async (request, reply) => handle(request, reply, request.params.name),
   );
 }
