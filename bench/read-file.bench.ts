@@ -4,9 +4,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import Fastify from 'fastify';
-import { fmt, load, startServer } from './lib.js';
+import { fmt, load, startServer, type LoadResult } from './lib.js';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
 const content =
   Array.from({ length: 40 }, (_, i) => `line ${i + 1}: const value${i} = ${i};`).join('\n') + '\n';
 
@@ -50,13 +50,24 @@ const bareRequest = {
   body,
 };
 
-// Warm both up (JIT, SQLite page cache), then measure alternately.
+// Warm up (JIT, SQLite page cache), then alternate short rounds and take each side's median, so a
+// burst of noise on this shared machine cannot land on one side only.
 await load({ ...bareRequest, duration: 1 });
 await load({ ...toolgateRequest, duration: 1 });
 await load({ ...policyRequest, duration: 1 });
-const bareResult = await load({ ...bareRequest, duration: DURATION });
-const toolgateResult = await load({ ...toolgateRequest, duration: DURATION });
-const policyResult = await load({ ...policyRequest, duration: DURATION });
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const rounds: Record<'bare' | 'toolgate' | 'policy', LoadResult[]> = { bare: [], toolgate: [], policy: [] };
+for (let round = 0; round < ROUNDS; round++) {
+  rounds.bare.push(await load({ ...bareRequest, duration: DURATION }));
+  rounds.toolgate.push(await load({ ...toolgateRequest, duration: DURATION }));
+  rounds.policy.push(await load({ ...policyRequest, duration: DURATION }));
+}
+const median = (results: LoadResult[]): LoadResult =>
+  [...results].sort((x, y) => x.requestsPerSec - y.requestsPerSec)[Math.floor(results.length / 2)];
+const bareResult = median(rounds.bare);
+const toolgateResult = median(rounds.toolgate);
+const policyResult = median(rounds.policy);
+console.log(`median of ${ROUNDS} alternating rounds of ${DURATION} s, 10 connections`);
 
 const auditRows = (server.app.services.db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number })
   .n;

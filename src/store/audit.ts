@@ -41,6 +41,12 @@ export const auditMigrations: Migration[] = [
       CREATE UNIQUE INDEX audit_journal_key ON audit (journal_key);
     `,
   },
+  {
+    // Every index is written on every call; filtering by tool alone is rare and served well enough by
+    // scanning newest-first (audit) or the session index (stats of one session).
+    name: 'audit_0003_drop_tool_index',
+    sql: 'DROP INDEX IF EXISTS audit_tool;',
+  },
 ];
 
 /** How long rows wait in the journal before they are committed together. */
