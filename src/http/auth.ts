@@ -2,7 +2,7 @@
 // ones (health, docs, openapi.json). Also the one place that decides whether a caller may see a session.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError, type ToolgateError } from '../core/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
 
 export type Principal = { kind: 'admin' } | { kind: 'session'; session: SessionRecord };
@@ -63,28 +63,43 @@ export function registerAuth(app: FastifyInstance): void {
   };
 
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request) => {
-    const access = request.routeOptions.config?.access ?? 'any';
-    // Unknown routes answer 404 to everyone: a typo deserves the right hint, and there is nothing to protect.
-    if (access === 'public' || request.is404) return;
-    refuseIfBlocked(request.ip, Date.now());
+  /** Authenticates the request; returns the error to count as a failed attempt, or undefined. */
+  const authenticate = (request: FastifyRequest): ToolgateError | undefined => {
     const header = request.headers.authorization;
-    if (!header) return countFailure(request.ip, unauthorized('Missing bearer token'));
+    if (!header) return unauthorized('Missing bearer token');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match)
-      return countFailure(request.ip, unauthorized('Authorization header must be "Bearer <token>"'));
+    if (!match) return unauthorized('Authorization header must be "Bearer <token>"');
     const token = match[1];
     if (timingSafeEqual(digest(token), adminDigest)) {
       request.principal = { kind: 'admin' };
-    } else {
-      const session = app.services.sessions.getByToken(token);
-      if (!session) return countFailure(request.ip, unauthorized('Invalid or expired token'));
-      request.principal = { kind: 'session', session };
+      return undefined;
     }
-    if (access === 'admin' && request.principal.kind !== 'admin') {
-      throw toolgateError('ADMIN_REQUIRED', 'This endpoint needs the admin key', {
-        suggestion: 'Session tokens may only use their own session.',
-      });
+    const session = app.services.sessions.getByToken(token);
+    if (!session) return unauthorized('Invalid or expired token');
+    request.principal = { kind: 'session', session };
+    return undefined;
+  };
+
+  // Callback style: the common case (a valid token) completes without a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const access = request.routeOptions.config?.access ?? 'any';
+    // Unknown routes answer 404 to everyone: a typo deserves the right hint, and there is nothing to protect.
+    if (access === 'public' || request.is404) return done();
+    try {
+      refuseIfBlocked(request.ip, Date.now());
+      const failure = authenticate(request);
+      if (failure) {
+        countFailure(request.ip, failure).catch(done);
+        return;
+      }
+      if (access === 'admin' && request.principal!.kind !== 'admin') {
+        throw toolgateError('ADMIN_REQUIRED', 'This endpoint needs the admin key', {
+          suggestion: 'Session tokens may only use their own session.',
+        });
+      }
+      done();
+    } catch (err) {
+      done(err as Error);
     }
   });
 }

@@ -8,7 +8,7 @@ import type { Middleware } from './types.js';
 
 export const approval =
   (store: ApprovalStore, ttlMs: number): Middleware =>
-  async (call, next) => {
+  (call, next) => {
     const { request } = call;
     const tool = call.entry!.tool;
     const needs = request.session.approval;

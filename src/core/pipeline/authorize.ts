@@ -3,7 +3,7 @@ import { toolgateError } from '../errors.js';
 import { toolAccess } from '../policy/permissions.js';
 import type { Middleware } from './types.js';
 
-export const authorize = (): Middleware => async (call, next) => {
+export const authorize = (): Middleware => (call, next) => {
   const access = toolAccess(call.request.session, call.entry!);
   if (!access.allowed) {
     throw toolgateError('PERMISSION_DENIED', access.reason, {

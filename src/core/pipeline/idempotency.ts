@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyStore, StoredOutcome } from '../../store/idempotency.js';
 import { isToolgateError, toolgateError, ERROR_CODES, type ErrorCode } from '../errors.js';
-import type { Middleware, RunResult } from './types.js';
+import type { CallState, Middleware, Next, RunResult } from './types.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const NOT_STORED = new Set<string>(['RATE_LIMITED', 'APPROVAL_PENDING', 'SHUTTING_DOWN', 'TIMEOUT']);
@@ -20,9 +20,7 @@ function replay(outcome: StoredOutcome): RunResult {
 
 export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware => {
   const inFlight = new Map<string, Promise<unknown>>();
-  return async (call, next) => {
-    const key = call.request.idempotencyKey;
-    if (key === undefined) return next();
+  const withKey = async (call: CallState, next: Next, key: string): Promise<RunResult> => {
     if (!KEY_PATTERN.test(key)) {
       throw toolgateError('VALIDATION_FAILED', 'Idempotency-Key must be 1-255 visible ASCII characters', {
         details: { errors: [{ field: 'Idempotency-Key', problem: 'is malformed' }] },
@@ -73,5 +71,9 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
     } finally {
       inFlight.delete(slot);
     }
+  };
+  return (call, next) => {
+    const key = call.request.idempotencyKey;
+    return key === undefined ? next() : withKey(call, next, key);
   };
 };

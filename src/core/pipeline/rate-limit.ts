@@ -4,48 +4,58 @@
 import type { RateLimits } from '../../config.js';
 import { toolgateError } from '../errors.js';
 import type { HitResult, RateLimitStore } from '../policy/rate-limit-store.js';
-import type { Middleware } from './types.js';
+import type { CallState, Middleware, Next, RunResult } from './types.js';
 
 const policyName = (rule: string) => rule.replace(/[^A-Za-z0-9_:*-]/g, '_');
 
 export const rateLimit =
   (defaults: RateLimits, store: RateLimitStore): Middleware =>
-  async (call, next) => {
+  (call, next) => {
     const { session } = call.request;
     const tool = call.entry!.tool;
     const rules = { ...defaults, ...session.rateLimits };
     const applicable = ['*', tool.category, `tool:${tool.name}`].filter((key) => rules[key] !== undefined);
-    if (applicable.length === 0) return next();
-
-    let tightest: { rule: string; result: HitResult; limit: number; windowSeconds: number } | undefined;
-    const policies: string[] = [];
-    for (const rule of applicable) {
-      const { limit, windowSeconds } = rules[rule];
-      policies.push(`"${policyName(rule)}";q=${limit};w=${Math.ceil(windowSeconds)}`);
-      const result = await store.hit(`${session.id}:${rule}`, limit, windowSeconds * 1000);
-      if (
-        !tightest ||
-        !result.allowed ||
-        (tightest.result.allowed && result.remaining < tightest.result.remaining)
-      ) {
-        tightest = { rule, result, limit, windowSeconds };
-      }
-      if (!result.allowed) break;
-    }
-    const { rule, result, limit, windowSeconds } = tightest!;
-    call.headers['ratelimit-policy'] = policies.join(', ');
-    call.headers['ratelimit'] = `"${policyName(rule)}";r=${result.remaining};t=${result.resetSeconds}`;
-    if (!result.allowed) {
-      call.headers['retry-after'] = String(result.retryAfterSeconds);
-      throw toolgateError(
-        'RATE_LIMITED',
-        `Rate limit "${rule}" exceeded: ${limit} calls per ${windowSeconds} s`,
-        {
-          suggestion: `Wait ${result.retryAfterSeconds} s before calling again.`,
-          details: { rule, limit, windowSeconds, retryAfterSeconds: result.retryAfterSeconds },
-          headers: { 'retry-after': String(result.retryAfterSeconds) },
-        },
-      );
-    }
-    return next();
+    return applicable.length === 0 ? next() : limit(store, rules, applicable, call, next);
   };
+
+async function limit(
+  store: RateLimitStore,
+  rules: RateLimits,
+  applicable: string[],
+  call: CallState,
+  next: Next,
+): Promise<RunResult> {
+  const { session } = call.request;
+
+  let tightest: { rule: string; result: HitResult; limit: number; windowSeconds: number } | undefined;
+  const policies: string[] = [];
+  for (const rule of applicable) {
+    const { limit, windowSeconds } = rules[rule];
+    policies.push(`"${policyName(rule)}";q=${limit};w=${Math.ceil(windowSeconds)}`);
+    const result = await store.hit(`${session.id}:${rule}`, limit, windowSeconds * 1000);
+    if (
+      !tightest ||
+      !result.allowed ||
+      (tightest.result.allowed && result.remaining < tightest.result.remaining)
+    ) {
+      tightest = { rule, result, limit, windowSeconds };
+    }
+    if (!result.allowed) break;
+  }
+  const { rule, result, limit, windowSeconds } = tightest!;
+  call.headers['ratelimit-policy'] = policies.join(', ');
+  call.headers['ratelimit'] = `"${policyName(rule)}";r=${result.remaining};t=${result.resetSeconds}`;
+  if (!result.allowed) {
+    call.headers['retry-after'] = String(result.retryAfterSeconds);
+    throw toolgateError(
+      'RATE_LIMITED',
+      `Rate limit "${rule}" exceeded: ${limit} calls per ${windowSeconds} s`,
+      {
+        suggestion: `Wait ${result.retryAfterSeconds} s before calling again.`,
+        details: { rule, limit, windowSeconds, retryAfterSeconds: result.retryAfterSeconds },
+        headers: { 'retry-after': String(result.retryAfterSeconds) },
+      },
+    );
+  }
+  return next();
+}

@@ -28,7 +28,7 @@ export function closestNames(name: string, candidates: string[], max = 3): strin
 
 export const resolveTool =
   (registry: ToolRegistry): Middleware =>
-  async (call, next) => {
+  (call, next) => {
     const entry = registry.get(call.request.toolName);
     if (!entry) {
       const close = closestNames(

@@ -1,11 +1,11 @@
 // Bounds a call's run time. On expiry (or client disconnect) the tool's signal aborts and the call
 // fails with 504 TIMEOUT; tools that run processes kill them when the signal fires.
 import { toolgateError } from '../errors.js';
-import type { Middleware } from './types.js';
+import type { Middleware, RunResult } from './types.js';
 
 export const timeout =
   (defaultTimeoutMs: number, shutdownSignal: AbortSignal): Middleware =>
-  async (call, next) => {
+  (call, next) => {
     const tool = call.entry!.tool;
     // A tool with its own limit (run_command's timeout_ms) gets a little headroom to report it itself.
     const own = tool.timeoutMs?.(call.input);
@@ -20,9 +20,9 @@ export const timeout =
       return () => signal.removeEventListener('abort', listener);
     });
     call.signal = controller.signal;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+    // One promise settled by whichever comes first, the tool or the timer.
+    return new Promise<RunResult>((resolve, reject) => {
+      const timer = setTimeout(() => {
         const error = toolgateError('TIMEOUT', `${tool.name} did not finish within ${limitMs} ms`, {
           suggestion:
             'Narrow the request (a smaller path, a lower limit) or raise the timeout if the tool has one.',
@@ -30,12 +30,28 @@ export const timeout =
         abort(error);
         reject(error);
       }, limitMs);
+      const settle = () => {
+        clearTimeout(timer);
+        // The shutdown signal lives as long as the app: without this every call would leave a listener on it.
+        for (const remove of listeners) remove();
+      };
+      let running: Promise<RunResult>;
+      try {
+        running = next();
+      } catch (err) {
+        settle();
+        reject(err);
+        return;
+      }
+      running.then(
+        (result) => {
+          settle();
+          resolve(result);
+        },
+        (err: unknown) => {
+          settle();
+          reject(err);
+        },
+      );
     });
-    try {
-      return await Promise.race([next(), expired]);
-    } finally {
-      clearTimeout(timer);
-      // The shutdown signal lives as long as the app: without this every call would leave a listener on it.
-      for (const remove of listeners) remove();
-    }
   };

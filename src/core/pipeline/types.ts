@@ -79,4 +79,8 @@ export interface RunResult {
 }
 
 export type Next = () => Promise<RunResult>;
+/**
+ * A step of the pipeline. Steps with nothing to await are plain functions returning `next()` (no promise
+ * of their own on the hot path); a synchronous throw reaches the record step like a rejection does.
+ */
 export type Middleware = (call: CallState, next: Next) => Promise<RunResult>;

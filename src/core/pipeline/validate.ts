@@ -1,7 +1,7 @@
 // Checks the call's arguments against the tool's input schema and applies defaults.
 import type { Middleware } from './types.js';
 
-export const validate = (): Middleware => async (call, next) => {
+export const validate = (): Middleware => (call, next) => {
   call.input = call.entry!.validator.validate(call.request.input);
   return next();
 };
