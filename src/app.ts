@@ -61,7 +61,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => services.close());
 
   registerErrorEnvelope(app);
-  registerRequestLog(app);
+  registerRequestLog(app, options.logger !== false && config.logLevel !== 'silent');
   registerAuth(app);
   await registerOpenApi(app, services.registry.categories());
 

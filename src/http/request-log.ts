@@ -19,13 +19,15 @@ export const loggerOptions = (level: string) => ({
   redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
 });
 
-export function registerRequestLog(app: FastifyInstance): void {
+export function registerRequestLog(app: FastifyInstance, logRequests: boolean): void {
   app.decorateRequest('callInfo', null);
   // Callback-style hooks: no promise per request on the hot path.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
   });
+  // Without a logger there is nobody to tell: skip building the line for every request.
+  if (!logRequests) return;
   app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal;
     request.log.info(
