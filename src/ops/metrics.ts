@@ -25,6 +25,14 @@ export class Metrics {
   private readonly durations: Histogram<'tool' | 'category'>;
   private readonly rateLimited: Counter<'tool' | 'category'>;
   private readonly sources = new Map<string, GaugeSource>();
+  /** Label-bound children, so a call costs no label hashing: a handful of tools × outcomes. */
+  private readonly children = new Map<
+    string,
+    {
+      calls: Counter.Internal;
+      durations: Histogram.Internal<'tool' | 'category'>;
+    }
+  >();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'toolgate_' });
@@ -70,8 +78,17 @@ export class Metrics {
       : type === 'permission_error' || type === 'rate_limited'
         ? 'refused'
         : 'error';
-    this.calls.inc({ tool, category, status, code });
-    this.durations.observe({ tool, category }, info.durationMs / 1000);
+    const key = `${tool}\0${category}\0${status}\0${code}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = {
+        calls: this.calls.labels({ tool, category, status, code }),
+        durations: this.durations.labels({ tool, category }),
+      };
+      this.children.set(key, child);
+    }
+    child.calls.inc();
+    child.durations.observe(info.durationMs / 1000);
     if (code === 'RATE_LIMITED') this.rateLimited.inc({ tool, category });
   }
 
