@@ -1,6 +1,7 @@
 // Turns a pipeline outcome into the HTTP response: 200 with the success envelope, or the error envelope
 // with the error's status. The success body is assembled from the once-serialised data.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { successEnvelopeJson } from '../core/pipeline/envelope.js';
 import type { CallOutcome } from '../core/pipeline/types.js';
 import { sendError } from './error-envelope.js';
 
@@ -10,19 +11,23 @@ export function sendCallOutcome(reply: FastifyReply, request: FastifyRequest, ou
     // Parked, not failed: 202 with where to fetch the result once an operator decides.
     const details = outcome.error.details ?? {};
     return reply.code(202).send({
-      success: true,
-      pending: true,
-      status: 'pending_approval',
-      callId: outcome.callId,
+      ...pendingBody(outcome.callId, 'pending_approval', String(details.expiresAt)),
       message: outcome.error.message,
-      expiresAt: details.expiresAt,
       resultUrl: details.resultUrl,
     });
   }
   if (!outcome.ok) return sendError(reply, request, outcome.error, outcome.callId);
-  const body = `{"success":true,"callId":${JSON.stringify(outcome.callId)},"data":${outcome.dataJson},"metadata":${JSON.stringify(outcome.metadata)}}`;
-  return reply.code(200).type('application/json; charset=utf-8').send(body);
+  return reply.code(200).type('application/json; charset=utf-8').send(successEnvelopeJson(outcome));
 }
+
+/** The 202 body of a call that waits for an operator (or, once approved, is still running). */
+export const pendingBody = (callId: string, status: 'pending_approval' | 'running', expiresAt: string) => ({
+  success: true as const,
+  pending: true as const,
+  status,
+  callId,
+  expiresAt,
+});
 
 /** An AbortSignal that fires when the client disconnects before the response is sent. */
 export function clientGone(reply: FastifyReply): AbortSignal {

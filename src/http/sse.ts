@@ -1,6 +1,7 @@
 // Server-Sent Events: a hijacked response with heartbeat comments, used by the activity stream and by
 // tool calls sent with "Accept: text/event-stream" (start, output…, end with the result envelope).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { failureEnvelope, successEnvelopeJson } from '../core/pipeline/envelope.js';
 import { newCallId } from '../core/pipeline/pipeline.js';
 import type { CallOutcome, CallRequest } from '../core/pipeline/types.js';
 
@@ -78,18 +79,8 @@ export function openCallStream(reply: FastifyReply, sessionId: string, tool: str
   return {
     callOptions: { callId, onOutput: (chunk) => stream.send('output', chunk) },
     end(outcome) {
-      if (outcome.ok) {
-        // Assembled from the once-serialised data, like the JSON response.
-        const body = `{"success":true,"status":200,"callId":${JSON.stringify(outcome.callId)},"data":${outcome.dataJson},"metadata":${JSON.stringify(outcome.metadata)}}`;
-        stream.sendJson('end', body);
-      } else {
-        stream.send('end', {
-          success: false,
-          status: outcome.error.statusCode,
-          callId: outcome.callId,
-          error: outcome.error.toBody(),
-        });
-      }
+      if (outcome.ok) stream.sendJson('end', successEnvelopeJson(outcome, 200));
+      else stream.send('end', failureEnvelope(outcome, outcome.error.statusCode));
       stream.close();
     },
   };

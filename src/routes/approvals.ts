@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toolgateError } from '../core/errors.js';
 import { sessionForRequest } from '../http/auth.js';
-import { clientGone } from '../http/call-response.js';
+import { clientGone, pendingBody } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import type { ApprovalRecord } from '../store/approvals.js';
 
@@ -127,13 +127,10 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
         );
       }
       if (record.result === null) {
-        return reply.code(202).send({
-          success: true,
-          pending: true,
-          status: record.status === 'approved' ? 'running' : 'pending_approval',
-          callId: record.callId,
-          expiresAt: new Date(record.expiresAt).toISOString(),
-        });
+        const status = record.status === 'approved' ? 'running' : 'pending_approval';
+        return reply
+          .code(202)
+          .send(pendingBody(record.callId, status, new Date(record.expiresAt).toISOString()));
       }
       return reply.code(record.result.status).send(record.result.body);
     },

@@ -1,26 +1,12 @@
 // Workspace quotas (limits.workspaceMaxBytes, 0 = none): write tools call checkWriteQuota before
-// writing, command tools may report workspaceQuota after running. Usage is measured on disk each time,
-// so files created by commands count too; concurrent writes can overshoot by at most one write.
+// writing. Usage is measured on disk each time, so files created by commands count too; concurrent
+// writes can overshoot by at most one write.
 import { promises as fs } from 'node:fs';
 import type { ToolContext } from '../core/context.js';
 import { toolgateError } from '../core/errors.js';
 import type { ResolvedPath } from './workspace.js';
 
 type QuotaContext = Pick<ToolContext, 'limits' | 'services' | 'session'>;
-
-export interface QuotaReport {
-  usedBytes: number;
-  /** 0 = no quota. */
-  limitBytes: number;
-  exceeded: boolean;
-}
-
-/** Current usage of the session's workspace against its quota. */
-export async function workspaceQuota(ctx: QuotaContext): Promise<QuotaReport> {
-  const limitBytes = ctx.limits.workspaceMaxBytes;
-  const usedBytes = await ctx.services.workspaces.usage(ctx.session.id);
-  return { usedBytes, limitBytes, exceeded: limitBytes > 0 && usedBytes > limitBytes };
-}
 
 /**
  * Refuses (507 QUOTA_EXCEEDED) a write that would grow the workspace past its quota. `newBytes` is the

@@ -2,6 +2,7 @@
 // stored), deny, expire; and waiting for a parked call's result (long-poll).
 import { toolgateError, type ErrorBody } from '../errors.js';
 import type { ToolLogger } from '../context.js';
+import { failureEnvelope, successEnvelopeJson } from '../pipeline/envelope.js';
 import type { Pipeline } from '../pipeline/pipeline.js';
 import type { CallOutcome, CallerKind, EntryPoint } from '../pipeline/types.js';
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from '../../store/approvals.js';
@@ -14,13 +15,9 @@ const failure = (callId: string, status: number, error: ErrorBody): ApprovalResu
 
 /** The envelope a call's outcome is answered with, as a value to store. */
 export function outcomeEnvelope(outcome: CallOutcome): ApprovalResult {
-  if (outcome.ok) {
-    return {
-      status: 200,
-      body: { success: true, callId: outcome.callId, data: outcome.data, metadata: outcome.metadata },
-    };
-  }
-  return failure(outcome.callId, outcome.error.statusCode, outcome.error.toBody());
+  return outcome.ok
+    ? { status: 200, body: JSON.parse(successEnvelopeJson(outcome)) }
+    : { status: outcome.error.statusCode, body: failureEnvelope(outcome) };
 }
 
 export class ApprovalService {
