@@ -85,6 +85,22 @@ const ShutdownSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const RuntimeSchema = Type.Object(
+  {
+    idleSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 300,
+      description: 'A session runtime with no operation and no running command for this long is stopped',
+    }),
+    hangSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 10,
+      description: 'A runtime that does not answer a ping for this long while busy is killed and restarted',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -115,6 +131,7 @@ export const ConfigFileSchema = Type.Object(
     audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
+    runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -138,6 +155,7 @@ export interface Config {
   readonly approval: readonly string[];
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
+  readonly runtime: Readonly<Static<typeof RuntimeSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
@@ -219,6 +237,20 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     approval: file.approval ?? [],
     limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
     sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
+    runtime: Value.Default(RuntimeSchema, {
+      ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS
+        ? {
+            idleSeconds: parseInteger(
+              'TOOLGATE_RUNTIME_IDLE_SECONDS',
+              env.TOOLGATE_RUNTIME_IDLE_SECONDS,
+              300,
+              1,
+              86_400,
+            ),
+          }
+        : {}),
+      ...(file.runtime ?? {}),
+    }) as Static<typeof RuntimeSchema>,
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,

@@ -14,10 +14,10 @@ import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
 import { Metrics } from './ops/metrics.js';
-import { removeOrphanedTempFiles } from './ops/orphans.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
 import { gateOnSandbox } from './sandbox/runner/availability.js';
 import { createRunner, type RunnerOptions } from './sandbox/runner/runner.js';
+import { RuntimeManager } from './runtime/manager.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
@@ -67,6 +67,13 @@ export async function createServices(
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   await fs.mkdir(workspaces.baseDir, { recursive: true, mode: 0o700 });
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
+  const runtimes = new RuntimeManager(runner.runtimeBackend, {
+    workspacesDir: workspaces.baseDir,
+    idleMs: config.runtime.idleSeconds * 1000,
+    hangMs: config.runtime.hangSeconds * 1000,
+    cgroups: runner.cgroups,
+    logger,
+  });
   const jobs = await createJobManager(
     runner,
     path.join(config.dataDir, 'jobs'),
@@ -88,6 +95,7 @@ export async function createServices(
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
+  metrics.setRuntimeSource(() => runtimes.stats());
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
@@ -101,6 +109,7 @@ export async function createServices(
     db,
     workspaces,
     runner,
+    runtimes,
     jobs,
     fileReads,
     history,
@@ -136,6 +145,9 @@ export async function createServices(
     const existed = sessions.delete(id);
     await jobs.killSession(id);
     await history.removeSession(id);
+    // Emptied from inside the runtime, then the runtime is stopped: only then is the (now empty, and
+    // with no process of the session left to swap anything in it) directory removed.
+    await runtimes.remove(id);
     await workspaces.remove(id);
     base.codeIndex.forget(id);
     events.forget(id);
@@ -156,10 +168,6 @@ export async function createServices(
     sweep().catch((err) => logger.error({ err }, 'session sweep failed'));
   }, config.sessions.sweepIntervalSeconds * 1000);
   sweeper.unref();
-  // Crash recovery, in the background: temp files of atomic writes interrupted before this start.
-  removeOrphanedTempFiles(workspaces.baseDir, Date.now(), logger).catch((err) =>
-    logger.warn({ err }, 'removing orphaned temp files failed'),
-  );
 
   return {
     ...base,
@@ -180,6 +188,7 @@ export async function createServices(
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));
       await jobs.close();
+      await runtimes.close();
       for (const { tool } of registry.list()) await tool.shutdown?.();
       await base.codeIndex.close();
       audit.close();

@@ -3,7 +3,8 @@ import type { Config } from '../config.js';
 import type { CodeIndex } from '../code/code-index.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import type { CommandRunner } from '../sandbox/runner/runner.js';
-import type { Workspace } from '../sandbox/workspace.js';
+import type { RuntimeManager } from '../runtime/manager.js';
+import type { Workspace } from '../runtime/workspace.js';
 import type { WorkspaceManager } from '../sandbox/workspaces.js';
 import type { Db } from '../store/db.js';
 import type { FileReadStore } from '../store/file-reads.js';
@@ -30,8 +31,10 @@ export interface ToolServices {
   readonly config: Config;
   readonly db: Db;
   readonly workspaces: WorkspaceManager;
-  /** The command sandbox: the only way a tool starts a process. */
+  /** The sandbox choice and whether commands may run (commands start inside the session runtime). */
   readonly runner: CommandRunner;
+  /** One runtime per live session: the only place workspace I/O and commands happen. */
+  readonly runtimes: RuntimeManager;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
   /** Parsed source files per workspace, for the code and project tools. */
@@ -40,13 +43,14 @@ export interface ToolServices {
   readonly fileReads: FileReadStore;
   /** Previous versions of changed files, for undo_edit. */
   readonly history: HistoryStore;
-  /** Serializes changes to the same file (keyed by host path). */
+  /** Serializes changes to the same file (keyed by session and relative path). */
   readonly fileLocks: KeyedLock;
 }
 
 export interface ToolContext {
   readonly callId: string;
   readonly session: SessionRecord;
+  /** The session's workspace, reached only through its runtime: no host paths. */
   readonly workspace: Workspace;
   /** Aborted on timeout, client disconnect or shutdown; long work must stop when it fires. */
   readonly signal: AbortSignal;

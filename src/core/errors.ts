@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   // the service
   TIMEOUT: spec(504, 'timeout'),
   SANDBOX_UNAVAILABLE: spec(503, 'system_error'),
+  RUNTIME_UNAVAILABLE: spec(503, 'system_error'),
   SHUTTING_DOWN: spec(503, 'system_error'),
   INTERNAL_ERROR: spec(500, 'system_error'),
 } as const satisfies Record<string, CodeSpec>;

@@ -6,7 +6,7 @@ import { mkdirSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { toolgateError } from '../core/errors.js';
 import type { CommandRunner } from '../sandbox/runner/runner.js';
-import type { SpawnRequest } from '../sandbox/runner/types.js';
+import type { CommandRequest, SessionRuntime } from '../runtime/session-runtime.js';
 import { Job, type KillReason } from './job.js';
 import { JobLog } from './job-log.js';
 
@@ -20,8 +20,10 @@ export interface JobLimits {
   maxKeptPerSession: number;
 }
 
-export interface StartJob extends SpawnRequest {
+export interface StartJob extends CommandRequest {
   sessionId: string;
+  /** The session's runtime: the command starts inside it. */
+  runtime: SessionRuntime;
   timeoutMs: number;
   idleTimeoutMs?: number;
   stdin?: string;
@@ -62,7 +64,7 @@ export class JobManager {
     return path.join(this.jobsDir, sessionId);
   }
 
-  start(request: StartJob): Job {
+  async start(request: StartJob): Promise<Job> {
     const jobs = this.bySession.get(request.sessionId) ?? new Map<string, Job>();
     const running = [...jobs.values()].filter((job) => job.running).length;
     if (running >= this.limits.maxRunningPerSession) {
@@ -78,7 +80,13 @@ export class JobManager {
     const log = new JobLog(path.join(dir, `${id}.log`), this.limits.logMaxBytes);
     let process;
     try {
-      process = this.runner.spawn(request);
+      const env = this.runner.commandEnv(request.env);
+      process = await request.runtime.spawn({
+        command: request.command,
+        cwd: request.cwd,
+        env,
+        limits: request.limits,
+      });
     } catch (err) {
       void log.remove();
       throw err;

@@ -16,6 +16,14 @@ export interface CallEndMetric {
 
 type GaugeSource = () => number;
 
+/** What the runtime manager reports at scrape time. */
+export interface RuntimeMetricsSource {
+  live: number;
+  starts: number;
+  restarts: number;
+  crashes: number;
+}
+
 // Tool calls are mostly milliseconds; commands can run for minutes.
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
 
@@ -57,6 +65,36 @@ export class Metrics {
     });
     this.gaugeFromSource('toolgate_active_sessions', 'Sessions that have not expired');
     this.gaugeFromSource('toolgate_running_jobs', 'Running commands and background jobs');
+    const runtimes = () => this.runtimeSource?.();
+    new Gauge({
+      name: 'toolgate_runtimes',
+      help: 'Session runtimes currently running',
+      registers: [this.registry],
+      collect() {
+        this.set(runtimes()?.live ?? 0);
+      },
+    });
+    // Monotonic counts kept by the runtime manager; exposed as gauges read at scrape time.
+    for (const [key, help] of [
+      ['starts', 'Session runtime starts (first starts and restarts)'],
+      ['restarts', 'Session runtime starts after the first for the same session (idle stop or crash)'],
+      ['crashes', 'Session runtimes that exited without being stopped'],
+    ] as const) {
+      new Gauge({
+        name: `toolgate_runtime_${key}_total`,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(runtimes()?.[key] ?? 0);
+        },
+      });
+    }
+  }
+
+  private runtimeSource?: () => RuntimeMetricsSource;
+
+  setRuntimeSource(source: () => RuntimeMetricsSource): void {
+    this.runtimeSource = source;
   }
 
   /**

@@ -11,6 +11,7 @@ import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, decodeCursor, encodeCursor, Pagination, SessionIdParams } from '../http/schemas.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { writeSeedFiles } from '../sandbox/seed-files.js';
+import { Workspace } from '../runtime/workspace.js';
 
 const CreateSessionBody = Type.Object(
   {
@@ -59,6 +60,26 @@ export const SessionView = Type.Object({
   createdAt: Type.String({ format: 'date-time' }),
   expiresAt: Type.String({ format: 'date-time' }),
 });
+
+const RuntimeView = Type.Object(
+  {
+    state: Type.Union([Type.Literal('stopped'), Type.Literal('starting'), Type.Literal('running')]),
+    isolated: Type.Boolean({
+      description: 'False when the runtime runs unsandboxed (TOOLGATE_SANDBOX=none)',
+    }),
+    backend: Type.String(),
+    starts: Type.Integer({
+      description: 'Times this runtime was started (restarts after idle stops or crashes)',
+    }),
+    lastActivityAt: Type.String({ format: 'date-time' }),
+    rssBytes: Type.Optional(Type.Integer({ description: "The runtime process's resident memory" })),
+    cpuUserMs: Type.Optional(Type.Integer()),
+    cpuSystemMs: Type.Optional(Type.Integer()),
+  },
+  { description: "The session's runtime (admin only): the process that performs its workspace operations" },
+);
+
+const SessionDetail = Type.Intersect([SessionView, Type.Object({ runtime: Type.Optional(RuntimeView) })]);
 
 const CreatedSession = Type.Intersect([
   SessionView,
@@ -113,7 +134,11 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       const now = Date.now();
       const { session, token } = sessions.create(sessionPolicy(policyRequest, config, registry, now), now);
       try {
-        await writeSeedFiles(await workspaces.create(session.id), files ?? {});
+        await workspaces.create(session.id);
+        // Seed files are written by the session's runtime; a session without them starts none yet.
+        if (files && Object.keys(files).length > 0) {
+          await writeSeedFiles(new Workspace(app.services.runtimes.for(session)), files);
+        }
       } catch (err) {
         // All or nothing: a session whose seed files failed is removed again.
         await app.services.deleteSession(session.id);
@@ -169,10 +194,27 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
         tags: ['sessions'],
         summary: 'A session (admin, or the session itself)',
         params: SessionIdParams,
-        response: { 200: SessionView, ...commonErrors },
+        response: { 200: SessionDetail, ...commonErrors },
       },
     },
-    async (request) => sessionView(sessionForRequest(app, request, request.params.id), registry),
+    async (request) => {
+      const session = sessionForRequest(app, request, request.params.id);
+      const view = sessionView(session, registry);
+      if (request.principal?.kind !== 'admin') return view;
+      const runtime = app.services.runtimes.for(session);
+      const usage = await runtime.usage().catch(() => null);
+      return {
+        ...view,
+        runtime: {
+          state: runtime.state,
+          isolated: runtime.isolated,
+          backend: app.services.runtimes.backend.name,
+          starts: runtime.starts,
+          lastActivityAt: new Date(runtime.lastActivity).toISOString(),
+          ...(usage ?? {}),
+        },
+      };
+    },
   );
 
   app.delete(

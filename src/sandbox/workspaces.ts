@@ -1,13 +1,11 @@
-// One directory per session under <dataDir>/workspaces; creates, opens (cached) and removes them.
+// One directory per session under <dataDir>/workspaces: the service creates and removes the directory
+// itself, and never looks inside it. Everything inside is the session runtime's business (src/runtime).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { Workspace } from './workspace.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class WorkspaceManager {
-  private readonly open = new Map<string, Workspace>();
-
   constructor(readonly baseDir: string) {}
 
   dirFor(sessionId: string): string {
@@ -16,40 +14,15 @@ export class WorkspaceManager {
     return path.join(this.baseDir, sessionId);
   }
 
-  async create(sessionId: string): Promise<Workspace> {
-    const dir = this.dirFor(sessionId);
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    return this.get(sessionId);
+  async create(sessionId: string): Promise<void> {
+    await fs.mkdir(this.dirFor(sessionId), { recursive: true, mode: 0o700 });
   }
 
-  /** The session's workspace; recreated empty if its directory vanished (e.g. removed by hand). */
-  async get(sessionId: string): Promise<Workspace> {
-    const cached = this.open.get(sessionId);
-    if (cached) return cached;
-    const dir = this.dirFor(sessionId);
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    const workspace = await Workspace.open(dir);
-    this.open.set(sessionId, workspace);
-    return workspace;
-  }
-
+  /**
+   * Removes a deleted session's directory. Called after its runtime emptied it from inside and was
+   * stopped with every process of the session, so nothing can swap a symlink into it meanwhile.
+   */
   async remove(sessionId: string): Promise<void> {
-    this.open.delete(sessionId);
     await fs.rm(this.dirFor(sessionId), { recursive: true, force: true });
-  }
-
-  /** Bytes used by a workspace (files only, symlinks not followed). */
-  async usage(sessionId: string): Promise<number> {
-    let total = 0;
-    const walk = async (dir: string): Promise<void> => {
-      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.isFile()) total += (await fs.lstat(full).catch(() => ({ size: 0 }))).size;
-      }
-    };
-    await walk(this.dirFor(sessionId));
-    return total;
   }
 }

@@ -1,4 +1,5 @@
 // The innermost step: builds the tool's context (workspace, signal, output sink) and executes it.
+import { Workspace } from '../../runtime/workspace.js';
 import type { ToolContext, ToolLogger, ToolServices } from '../context.js';
 import type { EventHub } from '../events.js';
 import type { CallState, RunResult } from './types.js';
@@ -8,11 +9,12 @@ export const runTool =
   async (call: CallState): Promise<RunResult> => {
     const { request } = call;
     const tool = call.entry!.tool;
+    const signal = call.signal ?? new AbortController().signal;
     const ctx: ToolContext = {
       callId: call.callId,
       session: request.session,
-      workspace: await services.workspaces.get(request.session.id),
-      signal: call.signal ?? new AbortController().signal,
+      workspace: new Workspace(services.runtimes.for(request.session), signal),
+      signal,
       logger,
       limits: services.config.limits,
       services,

@@ -6,12 +6,17 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'n
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
-/** Processes of the sandbox machinery itself (bwrap's monitor and its pid-1) counted in the cgroup. */
-const OVERHEAD_PROCESSES = 2;
+/**
+ * Processes of the sandbox machinery counted in the cgroup: none, since commands are started by the
+ * session runtime and only the command's own process (held, then exec'd) joins it.
+ */
+const OVERHEAD_PROCESSES = 0;
 
 export interface CommandCgroup {
   /** File the wrapper shell writes its own pid to, joining the cgroup before it execs the command. */
   readonly procsFile: string;
+  /** Moves a process (host pid) into the cgroup; its children are born inside. */
+  join(pid: number): void;
   killAll(): void;
   /** Removes the cgroup once empty (retries while the kernel finishes tearing the processes down). */
   remove(): void;
@@ -65,6 +70,9 @@ export class PidsCgroups {
     };
     return {
       procsFile,
+      join(pid) {
+        writeFileSync(procsFile, String(pid));
+      },
       killAll() {
         // A few rounds: a process may fork between our read and its kill (pids.max bounds how many).
         for (let round = 0; round < 3; round++) {

@@ -1,24 +1,35 @@
-// CommandRunner: the one way toolgate starts a process. Chooses the backend from TOOLGATE_SANDBOX
-// (auto probes bwrap by running it), builds the clean environment and starts commands under the limits.
+// The sandbox choice: from TOOLGATE_SANDBOX (auto probes bwrap by running it) pick the backend that
+// session runtimes are started with, and say whether commands may run at all. Commands themselves are
+// started by the session runtime (src/runtime), inside its namespace, never by the service.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxMode } from '../../config.js';
 import { toolgateError } from '../../core/errors.js';
+import { runtimeBundle } from '../../runtime/bundle.js';
+import { bwrapRuntimeBackend } from '../../runtime/backends/bwrap.js';
+import type { RuntimeBackend } from '../../runtime/backends/types.js';
+import { unisolatedRuntimeBackend } from '../../runtime/backends/unisolated.js';
 import { PidsCgroups } from './cgroup.js';
 import { bwrapArgs, SANDBOX_WORKSPACE, type HostLayout } from './bwrap-args.js';
 import { findBwrap, findPrlimit, findShell, prepareHostLayout } from './host.js';
 import { prlimitArgs } from './limits.js';
 import { spawnGroup } from './spawn.js';
-import type { SandboxedProcess, SandboxStatus, SpawnRequest } from './types.js';
+import type { SandboxStatus } from './types.js';
 
 const PROBE_TIMEOUT_MS = 5_000;
 /** The environment of host-side helpers (bwrap): fixed, never the caller's. */
 const HOST_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
-const BASE_ENV = {
+/**
+ * Every command's environment before the caller's additions. PYTHONDONTWRITEBYTECODE: a .pyc is keyed on
+ * the source's mtime in whole seconds and its size, so an edit within the same second could leave Python
+ * running the old code; without the cache, the next command always sees what the tools wrote.
+ */
+export const BASE_ENV = {
   PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
   HOME: '/tmp',
   LANG: 'C.UTF-8',
   TERM: 'dumb',
+  PYTHONDONTWRITEBYTECODE: '1',
 };
 
 export interface RunnerOptions {
@@ -28,7 +39,9 @@ export interface RunnerOptions {
 
 interface Backend {
   status: SandboxStatus;
-  start(request: SpawnRequest, env: Record<string, string>): SandboxedProcess;
+  /** How session runtimes start: isolated with bwrap, or unisolated (none, or auto without bwrap). */
+  runtime: RuntimeBackend;
+  cgroups?: PidsCgroups;
 }
 
 export class CommandRunner {
@@ -38,31 +51,31 @@ export class CommandRunner {
     return this.backend.status;
   }
 
-  /** Starts a command; the caller owns it and must kill it or await `exited`. */
-  spawn(request: SpawnRequest): SandboxedProcess {
+  get runtimeBackend(): RuntimeBackend {
+    return this.backend.runtime;
+  }
+
+  get cgroups(): PidsCgroups | undefined {
+    return this.backend.cgroups;
+  }
+
+  /** The environment a command starts with; refuses when execution is disabled. */
+  commandEnv(callerEnv: Readonly<Record<string, string>>): Record<string, string> {
     if (!this.backend.status.available) {
       throw toolgateError('SANDBOX_UNAVAILABLE', `Command execution is disabled: ${this.status.detail}`, {
         suggestion: 'Ask the operator to install bubblewrap, or to set TOOLGATE_SANDBOX=none knowingly.',
       });
     }
-    return this.backend.start(request, { ...BASE_ENV, ...request.env });
+    return { ...BASE_ENV, ...callerEnv };
   }
 }
 
 function bwrapBackend(bwrap: string, layout: HostLayout, detail: string, cgroups?: PidsCgroups): Backend {
+  const fullDetail = `${detail}; every workspace operation and command runs in the session's runtime inside the sandbox; ${processLimitNote(cgroups)}`;
   return {
-    status: {
-      backend: 'bwrap',
-      isolated: true,
-      available: true,
-      detail: `${detail}; ${processLimitNote(cgroups)}`,
-    },
-    start: (req, env) =>
-      spawnGroup(bwrap, bwrapArgs(layout, req.workspaceRoot, req.cwd, req.command, req.limits, env), {
-        cwd: '/',
-        env: HOST_ENV,
-        cgroup: cgroups?.create(req.limits.maxProcesses),
-      }),
+    status: { backend: 'bwrap', isolated: true, available: true, detail: fullDetail },
+    runtime: bwrapRuntimeBackend(bwrap, layout, runtimeBundle(), fullDetail),
+    cgroups,
   };
 }
 
@@ -72,33 +85,26 @@ const processLimitNote = (cgroups?: PidsCgroups) =>
     : 'process count limited by RLIMIT_NPROC only (no writable pids cgroup; not enforced when the service runs as root)';
 
 function noneBackend(prlimit: string | undefined, cgroups?: PidsCgroups): Backend {
-  const shell = findShell();
+  const detail =
+    'TOOLGATE_SANDBOX=none: the session runtime and its commands run UNISOLATED as the service user in the ' +
+    'workspace directory (they can read the host and use the network)' +
+    `${prlimit ? '' : '; prlimit is missing, so no resource limits'}; ${processLimitNote(cgroups)}`;
   return {
-    status: {
-      backend: 'none',
-      isolated: false,
-      available: true,
-      detail:
-        'TOOLGATE_SANDBOX=none: commands run UNISOLATED as the service user in the workspace directory ' +
-        `(they can read the host and use the network)${prlimit ? '' : '; prlimit is missing, so no resource limits'}; ` +
-        processLimitNote(cgroups),
-    },
-    start: (req, env) => {
-      const cwd = path.join(req.workspaceRoot, req.cwd);
-      const command = [shell, '-c', req.command];
-      const cgroup = cgroups?.create(req.limits.maxProcesses);
-      return prlimit
-        ? spawnGroup(prlimit, [...prlimitArgs(req.limits, false), ...command], { cwd, env, cgroup })
-        : spawnGroup(command[0], command.slice(1), { cwd, env, cgroup });
-    },
+    status: { backend: 'none', isolated: false, available: true, detail },
+    runtime: unisolatedRuntimeBackend(findShell(), prlimit, runtimeBundle(), detail),
+    cgroups,
   };
 }
 
-const disabled = (detail: string): Backend => ({
+/** No sandbox: commands are refused; file tools still run, in an unisolated runtime (reported as such). */
+const disabled = (detail: string, prlimit: string | undefined): Backend => ({
   status: { backend: null, isolated: false, available: false, detail },
-  start: () => {
-    throw new Error('unreachable: the runner refuses before starting');
-  },
+  runtime: unisolatedRuntimeBackend(
+    findShell(),
+    prlimit,
+    runtimeBundle(),
+    `${detail}; file tools run in an unisolated runtime`,
+  ),
 });
 
 /** Runs `echo` in a real sandbox over a scratch workspace: the only reliable test that bwrap works here. */
@@ -160,5 +166,5 @@ export async function createRunner(
     }
   }
   const prefix = mode === 'bwrap' ? 'TOOLGATE_SANDBOX=bwrap but ' : '';
-  return new CommandRunner(disabled(`${prefix}${problem}; execution is disabled (${fix})`));
+  return new CommandRunner(disabled(`${prefix}${problem}; execution is disabled (${fix})`, prlimit));
 }

@@ -2,9 +2,8 @@
 // as it arrives; the response carries the head and tail of stdout and stderr, the job log keeps it all.
 // Long commands can go to the background (at once or after background_after_ms) and be followed with
 // the job tools.
-import { promises as fs } from 'node:fs';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import type { Job } from '../../jobs/job.js';
 import { effectiveLimits, LimitsInput } from '../../sandbox/runner/limits.js';
@@ -123,20 +122,16 @@ export default defineTool({
       : Math.min(input.timeout_ms ?? MAX_TIMEOUT_MS, input.background_after_ms ?? MAX_TIMEOUT_MS),
   async execute(input, ctx) {
     const { runner, jobs } = ctx.services;
-    const cwd = await ctx.workspace.resolve(input.cwd);
-    const stat = await fs.stat(cwd.absolute).catch((err) => {
-      throw fromFsError(err, cwd.relative);
-    });
-    if (!stat.isDirectory()) throw toolgateError('NOT_A_DIRECTORY', `cwd ${cwd.relative} is not a directory`);
     const timeoutMs = Math.min(
       input.timeout_ms ?? ctx.limits.commandTimeoutMs,
       ctx.limits.commandMaxTimeoutMs,
     );
-    const job = jobs.start({
+    // The runtime resolves and checks cwd itself, in the same place it starts the command.
+    const job = await jobs.start({
       sessionId: ctx.session.id,
+      runtime: ctx.workspace.runtime,
       command: input.command,
-      workspaceRoot: ctx.workspace.root,
-      cwd: cwd.relative,
+      cwd: input.cwd,
       env: checkEnv(input.env),
       limits: effectiveLimits(timeoutMs, input.limits),
       timeoutMs,

@@ -1,21 +1,12 @@
 // read_file: a window of a text file's lines (1-based offset, default 2000 lines), long lines cut and
-// marked, binary files refused, large files streamed, with the file's SHA-256 for compare-and-swap.
-import { createReadStream, promises as fs, readFileSync, statSync, type Stats } from 'node:fs';
-import { createHash } from 'node:crypto';
+// marked, binary files refused, with the file's SHA-256 for compare-and-swap. The bytes come from the
+// session runtime (the service never opens a workspace file).
 import { StringDecoder } from 'node:string_decoder';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { LineWindow } from '../shared/line-window.js';
 import { looksBinary, UTF8_BOM } from '../shared/text.js';
-
-/** Files up to this size are read in one go; larger ones are streamed. */
-const WHOLE_READ_BYTES = 4 * 1024 * 1024;
-/**
- * Files up to this size are read synchronously: a page-cache read of a source file costs far less than
- * the four thread-pool round trips (open, fstat, read, close) of an async read, and most reads are small.
- */
-const SYNC_READ_BYTES = 256 * 1024;
 
 const Input = Type.Object(
   {
@@ -56,83 +47,42 @@ export default defineTool({
   output: Output,
   examples: [{ path: 'src/index.ts', offset: 1, limit: 2000 }],
   async execute(input, ctx) {
-    const target = await ctx.workspace.resolve(input.path);
-    let stat: Stats;
-    try {
-      stat = statSync(target.absolute);
-    } catch (err) {
-      throw fromFsError(err, target.relative);
-    }
-    if (stat.isDirectory()) {
-      throw toolgateError('NOT_A_FILE', `${target.relative} is a directory`, {
-        suggestion: 'Use list_directory to see its contents.',
+    // One runtime operation: it resolves the path, refuses directories, FIFOs and devices on the open
+    // descriptor, enforces the size cap, and hands back the bytes with their hash.
+    const file = await ctx.workspace.readFile(input.path, ctx.limits.readMaxBytes);
+    const window = new LineWindow(input.offset, input.limit, ctx.limits.outputMaxBytes);
+    if (looksBinary(file.bytes)) {
+      throw toolgateError('BINARY_FILE', `${file.relative} is a binary file`, {
+        suggestion: 'Use file_info to see its type and size.',
       });
     }
-    if (!stat.isFile()) throw toolgateError('NOT_A_FILE', `${target.relative} is not a regular file`);
-    if (stat.size > ctx.limits.readMaxBytes) {
-      throw toolgateError(
-        'FILE_TOO_LARGE',
-        `${target.relative} is ${stat.size} bytes; the limit is ${ctx.limits.readMaxBytes}`,
-        {
-          suggestion: 'Use grep to find the lines you need.',
-        },
-      );
-    }
-    const window = new LineWindow(input.offset, input.limit, ctx.limits.outputMaxBytes);
-    const hash = createHash('sha256');
     const decoder = new StringDecoder('utf8');
-    let first = true;
-    const feed = (chunk: Buffer) => {
-      if (first) {
-        if (looksBinary(chunk)) {
-          throw toolgateError('BINARY_FILE', `${target.relative} is a binary file`, {
-            suggestion: 'Use file_info to see its type and size.',
-          });
-        }
-        let text = decoder.write(chunk);
-        if (text.startsWith(UTF8_BOM)) text = text.slice(1);
-        first = false;
-        window.push(text);
-      } else {
-        window.push(decoder.write(chunk));
-      }
-      hash.update(chunk);
-    };
-    if (stat.size <= SYNC_READ_BYTES) {
-      feed(readFileSync(target.absolute));
-    } else if (stat.size <= WHOLE_READ_BYTES) {
-      feed(await fs.readFile(target.absolute));
-    } else {
-      for await (const chunk of createReadStream(target.absolute, {
-        highWaterMark: 1024 * 1024,
-        signal: ctx.signal,
-      })) {
-        feed(chunk as Buffer);
-      }
-    }
+    let text = decoder.write(file.bytes);
+    if (text.startsWith(UTF8_BOM)) text = text.slice(1);
+    window.push(text);
     window.push(decoder.end());
     window.end();
     const { totalLines } = window;
     if (input.offset > totalLines && totalLines > 0) {
       throw toolgateError(
         'OFFSET_OUT_OF_RANGE',
-        `offset ${input.offset} is past the end of ${target.relative} (${totalLines} lines)`,
+        `offset ${input.offset} is past the end of ${file.relative} (${totalLines} lines)`,
         {
           suggestion: `Use an offset from 1 to ${totalLines}.`,
         },
       );
     }
-    const digest = hash.digest('hex');
+    const digest = file.sha256;
     // What the session has now seen: edits and overwrites are checked against it (read-before-write).
-    ctx.services.fileReads.record(ctx.session.id, target.relative, {
+    ctx.services.fileReads.record(ctx.session.id, file.relative, {
       sha256: digest,
-      mtimeMs: stat.mtimeMs,
-      size: stat.size,
+      mtimeMs: file.stat.mtimeMs,
+      size: file.stat.size,
     });
     const endLine = input.offset + window.lines.length - 1;
     const truncated = endLine < totalLines;
     return {
-      path: target.relative,
+      path: file.relative,
       content: window.lines.join('\n'),
       startLine: input.offset,
       endLine,
@@ -140,7 +90,7 @@ export default defineTool({
       truncated,
       ...(truncated ? { nextOffset: endLine + 1 } : {}),
       linesCut: window.linesCut,
-      size: stat.size,
+      size: file.stat.size,
       sha256: digest,
     };
   },

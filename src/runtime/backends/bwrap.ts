@@ -1,0 +1,46 @@
+// The isolated backend: the runtime runs in a bubblewrap namespace that holds the workspace at
+// /workspace, the system read-only, and nothing else of the host: no data dir, no other workspace.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
+import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../../sandbox/runner/bwrap-args.js';
+import type { RuntimeBackend, RuntimeStart } from './types.js';
+import { findChild, findDescendant } from './host-pids.js';
+import { runtimeEnv } from './env.js';
+
+const NODE = '/toolgate/node';
+const BUNDLE = '/toolgate/runtime.cjs';
+/** The environment of bwrap itself: fixed, never a caller's. */
+const HOST_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+
+export function bwrapRuntimeBackend(
+  bwrap: string,
+  layout: HostLayout,
+  bundle: string,
+  detail: string,
+): RuntimeBackend {
+  const node = realpathSync(process.execPath);
+  /** Host pid of each runtime's node process, found once (bwrap → its pid 1 → node). */
+  const runtimeHostPids = new WeakMap<ChildProcess, number>();
+  return {
+    name: 'bwrap',
+    isolated: true,
+    detail,
+    start(request: RuntimeStart) {
+      const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true);
+      const args = namespaceArgs(layout, request.workspaceRoot, env, { network: request.network });
+      args.push('--ro-bind', node, NODE, '--ro-bind', bundle, BUNDLE, '--chdir', SANDBOX_WORKSPACE);
+      args.push('--', NODE, '--max-semi-space-size=2', BUNDLE);
+      return spawn(bwrap, args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+    },
+    hostPid(runtime, innerRuntimePid, innerPid) {
+      if (runtime.pid === undefined) return undefined;
+      let nodePid = runtimeHostPids.get(runtime);
+      if (nodePid === undefined) {
+        nodePid = findDescendant(runtime.pid, innerRuntimePid);
+        if (nodePid === undefined) return undefined;
+        runtimeHostPids.set(runtime, nodePid);
+      }
+      return findChild(nodePid, innerPid);
+    },
+  };
+}

@@ -1,0 +1,16 @@
+// The runtime process's own environment: where it works and how it starts commands. Commands get
+// their environment per spawn (see runtime/commands.ts), never this one.
+export const runtimeEnv = (
+  root: string,
+  shell: string,
+  prlimit: string | undefined,
+  processLimit: boolean,
+): Record<string, string> => ({
+  PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+  HOME: '/tmp',
+  LANG: 'C.UTF-8',
+  TOOLGATE_RUNTIME_ROOT: root,
+  TOOLGATE_RUNTIME_SHELL: shell,
+  TOOLGATE_RUNTIME_PRLIMIT: prlimit ?? '',
+  TOOLGATE_RUNTIME_PROCESS_LIMIT: processLimit ? '1' : '0',
+});

@@ -1,0 +1,28 @@
+// TOOLGATE_SANDBOX=none: the same runtime program, started directly in the workspace directory with
+// the service's privileges. Nothing confines it; every status reports `isolated: false`.
+import { spawn } from 'node:child_process';
+import type { RuntimeBackend, RuntimeStart } from './types.js';
+import { runtimeEnv } from './env.js';
+
+export function unisolatedRuntimeBackend(
+  shell: string,
+  prlimit: string | undefined,
+  bundle: string,
+  detail: string,
+): RuntimeBackend {
+  return {
+    name: 'none',
+    isolated: false,
+    detail,
+    start(request: RuntimeStart) {
+      const env = runtimeEnv(request.workspaceRoot, shell, prlimit, false);
+      return spawn(process.execPath, ['--max-semi-space-size=2', bundle], {
+        cwd: request.workspaceRoot,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+    },
+    // No pid namespace: the pid the runtime sees is the host's.
+    hostPid: (_runtime, _innerRuntimePid, innerPid) => innerPid,
+  };
+}

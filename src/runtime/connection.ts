@@ -1,0 +1,178 @@
+// The service's end of one runtime process: sends requests, matches responses, routes process events,
+// and turns the process's death into 503 RUNTIME_UNAVAILABLE for everything still waiting on it.
+import type { ChildProcess } from 'node:child_process';
+import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../core/errors.js';
+import type { OpArgs, OpName, OpResult } from './ops/index.js';
+import { encodeFrame, FrameReader, type ProcessEventHeader, type WireError } from './protocol.js';
+
+export interface OpReply<R> {
+  readonly result: R;
+  readonly payload: Buffer;
+}
+
+interface Pending {
+  resolve(reply: OpReply<unknown>): void;
+  reject(err: Error): void;
+}
+
+export interface ProcessListener {
+  output(stream: 'stdout' | 'stderr', chunk: Buffer): void;
+  exit(exitCode: number | null, signal: string | null): void;
+}
+
+export const runtimeUnavailable = (why: string): ToolgateError =>
+  toolgateError('RUNTIME_UNAVAILABLE', `The session's runtime is unavailable: ${why}`, {
+    suggestion:
+      'Retry the call: the runtime is restarted on the next call. Running commands of this session were stopped.',
+  });
+
+const fromWire = (error: WireError): ToolgateError =>
+  toolgateError(error.code in ERROR_CODES ? (error.code as ErrorCode) : 'INTERNAL_ERROR', error.message, {
+    suggestion: error.suggestion,
+    details: error.details,
+  });
+
+export class RuntimeConnection {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly processes = new Map<number, ProcessListener>();
+  private deadReason: string | null = null;
+  /** Resolves when the runtime said it is ready; rejects if it died first. */
+  readonly ready: Promise<{ pid: number }>;
+  /** Resolves when the process is gone. */
+  readonly closed: Promise<void>;
+
+  constructor(
+    readonly child: ChildProcess,
+    private readonly onStderr: (line: string) => void = () => undefined,
+  ) {
+    let readyResolve!: (v: { pid: number }) => void;
+    let readyReject!: (err: Error) => void;
+    this.ready = new Promise((resolve, reject) => {
+      readyResolve = resolve;
+      readyReject = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.pending.set(0, {
+      resolve: (r) => readyResolve(r.result as { pid: number }),
+      reject: readyReject,
+    });
+    const reader = new FrameReader();
+    child.stdout!.on('data', (chunk: Buffer) => {
+      let frames;
+      try {
+        frames = reader.push(chunk);
+      } catch (err) {
+        this.fail(`protocol error (${(err as Error).message})`);
+        child.kill('SIGKILL');
+        return;
+      }
+      for (const { header, payload } of frames) {
+        if (header.t === 'res') {
+          const waiter = this.pending.get(header.id);
+          this.pending.delete(header.id);
+          if (!waiter) continue;
+          if (header.ok) waiter.resolve({ result: header.result, payload });
+          else waiter.reject(fromWire(header.error));
+        } else if (header.t === 'out' || header.t === 'exit') {
+          this.processEvent(header, payload);
+        }
+      }
+    });
+    let stderrTail = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.onStderr(line);
+    });
+    child.stdin!.on('error', () => undefined);
+    this.closed = new Promise((resolve) => {
+      child.once('close', (code, signal) => {
+        const detail = stderrTail.trim().split('\n').slice(-3).join(' | ');
+        this.fail(`it exited (${signal ?? `code ${code}`})${detail ? `: ${detail.slice(0, 300)}` : ''}`);
+        resolve();
+      });
+      child.once('error', (err) => {
+        this.fail(`it could not be started (${err.message})`);
+        resolve();
+      });
+    });
+  }
+
+  get alive(): boolean {
+    return this.deadReason === null;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  async call<K extends OpName>(
+    op: K,
+    args: OpArgs<K>,
+    payload?: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<OpReply<OpResult<K>>> {
+    if (this.deadReason !== null) throw runtimeUnavailable(this.deadReason);
+    const id = this.nextId++;
+    const reply = new Promise<OpReply<OpResult<K>>>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as Pending['resolve'], reject });
+    });
+    this.child.stdin!.write(encodeFrame({ t: 'req', id, op, args }, payload));
+    if (signal) {
+      const cancel = () => {
+        if (this.pending.has(id) && this.alive)
+          this.child.stdin!.write(encodeFrame({ t: 'req', id: 0, op: 'cancel', args: { id } }));
+      };
+      if (signal.aborted) cancel();
+      else {
+        signal.addEventListener('abort', cancel, { once: true });
+        void reply.finally(() => signal.removeEventListener('abort', cancel)).catch(() => undefined);
+      }
+    }
+    return reply;
+  }
+
+  /** Sends without waiting for the answer (stdin data, kills): order is kept by the stream. */
+  notify<K extends OpName>(op: K, args: OpArgs<K>, payload?: Uint8Array): void {
+    if (this.deadReason !== null) return;
+    this.call(op, args, payload).catch(() => undefined);
+  }
+
+  listen(proc: number, listener: ProcessListener): void {
+    this.processes.set(proc, listener);
+  }
+
+  unlisten(proc: number): void {
+    this.processes.delete(proc);
+  }
+
+  private processEvent(header: ProcessEventHeader, payload: Buffer): void {
+    const listener = this.processes.get(header.proc);
+    if (!listener) return;
+    if (header.t === 'out') listener.output(header.stream, payload);
+    else {
+      this.processes.delete(header.proc);
+      listener.exit(header.exitCode, header.signal);
+    }
+  }
+
+  /** Everything still waiting learns the runtime is gone; running commands died with it. */
+  fail(reason: string): void {
+    if (this.deadReason !== null) return;
+    this.deadReason = reason;
+    const error = runtimeUnavailable(reason);
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+    for (const listener of this.processes.values()) listener.exit(null, 'SIGKILL');
+    this.processes.clear();
+  }
+
+  kill(): void {
+    this.fail('it was stopped');
+    try {
+      this.child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,233 @@
+// Single-path file operations, inside the runtime. Errors are ToolgateErrors naming the relative path.
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs, type Stats } from 'node:fs';
+import path from 'node:path';
+import { fromFsError, toolgateError } from '../../core/errors.js';
+import type { FileOps } from '../ops/files.js';
+import { reply, type Handlers } from './handler.js';
+import { entryType, notRegular, openRegular, toFileStat } from './stat.js';
+
+const lstatOrNull = (absolute: string): Promise<Stats | null> => fs.lstat(absolute).catch(() => null);
+
+/** Reads a whole regular file through its descriptor (see openRegular). */
+export async function readRegular(
+  absolute: string,
+  relative: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer; stat: Stats }> {
+  const { handle, stat } = await openRegular(absolute, relative).catch((err) => {
+    throw err instanceof Error && 'code' in err && typeof (err as NodeJS.ErrnoException).errno === 'number'
+      ? fromFsError(err, relative)
+      : err;
+  });
+  try {
+    if (stat.size > maxBytes) {
+      throw toolgateError('FILE_TOO_LARGE', `${relative} is ${stat.size} bytes; the limit is ${maxBytes}`, {
+        suggestion: 'Use grep to find the lines you need, or read a smaller file.',
+        details: { size: stat.size, limit: maxBytes },
+      });
+    }
+    const bytes = await handle.readFile();
+    return { bytes, stat };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Atomic replacement: temp file beside the target, fsync, rename over it. A crash leaves the old file or
+ * the new one. Keeps the old mode, and moves the mtime past the old one when the clock has not.
+ */
+export async function writeAtomic(
+  absolute: string,
+  data: Uint8Array,
+  mode: number | undefined,
+): Promise<{ created: boolean; stat: Stats }> {
+  const previous = await lstatOrNull(absolute);
+  const keepMode = mode ?? (previous?.isFile() ? previous.mode & 0o7777 : undefined);
+  await fs.mkdir(path.dirname(absolute), { recursive: true });
+  const temp = path.join(
+    path.dirname(absolute),
+    `.${path.basename(absolute)}.tg-${randomBytes(6).toString('hex')}.tmp`,
+  );
+  const handle = await fs.open(temp, 'wx', keepMode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+    if (keepMode !== undefined) await handle.chmod(keepMode);
+    if (previous?.isFile()) {
+      // Caches keyed on (mtime in whole seconds, size) must see the change: never reuse the old second.
+      const now = Date.now();
+      if (Math.floor(now / 1000) <= Math.floor(previous.mtimeMs / 1000)) {
+        const later = (Math.floor(previous.mtimeMs / 1000) + 1) * 1000;
+        await handle.utimes(new Date(now), new Date(later));
+      }
+    }
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+  await handle.close();
+  try {
+    await fs.rename(temp, absolute);
+  } catch (err) {
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+  return { created: previous === null, stat: await fs.stat(absolute) };
+}
+
+const guard = async <T>(relative: string, work: () => Promise<T>): Promise<T> => {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof Error && err.name === 'ToolgateError') throw err;
+    throw fromFsError(err, relative);
+  }
+};
+
+export const fileHandlers: Handlers<FileOps> = {
+  async resolve({ path: input, followFinalSymlink }, _payload, { paths }) {
+    const { relative } = await paths.resolve(input, { followFinalSymlink });
+    return reply({ relative });
+  },
+
+  async stat({ path: input, follow = true }, _payload, { paths }) {
+    const target = await paths.resolve(input, { followFinalSymlink: follow });
+    const stat = await (follow ? fs.stat(target.absolute) : fs.lstat(target.absolute)).catch(() => null);
+    const linkTarget = stat?.isSymbolicLink()
+      ? await fs.readlink(target.absolute).catch(() => undefined)
+      : undefined;
+    return reply({
+      relative: target.relative,
+      stat: stat && toFileStat(stat),
+      ...(linkTarget !== undefined ? { linkTarget } : {}),
+    });
+  },
+
+  async readFile({ path: input, maxBytes, followFinalSymlink }, _payload, { paths }) {
+    const target = await paths.resolve(input, { followFinalSymlink });
+    const { bytes, stat } = await readRegular(target.absolute, target.relative, maxBytes);
+    return reply({ relative: target.relative, stat: toFileStat(stat), sha256: sha256(bytes) }, bytes);
+  },
+
+  async hashFile({ path: input }, _payload, { paths }) {
+    const target = await paths.resolve(input);
+    const stat = await lstatOrNull(target.absolute);
+    if (!stat?.isFile()) return reply({ relative: target.relative, sha256: null });
+    const { bytes } = await guard(target.relative, () =>
+      readRegular(target.absolute, target.relative, Number.MAX_SAFE_INTEGER),
+    );
+    return reply({ relative: target.relative, sha256: sha256(bytes) });
+  },
+
+  async writeFile({ path: input, mode }, payload, { paths }) {
+    const target = await paths.resolve(input);
+    if (target.relative === '.') throw toolgateError('NOT_A_FILE', 'Cannot write to the workspace root');
+    const existing = await lstatOrNull(target.absolute);
+    if (existing && !existing.isFile()) throw notRegular(target.relative, entryType(existing));
+    const { created, stat } = await guard(target.relative, () => writeAtomic(target.absolute, payload, mode));
+    return reply({ relative: target.relative, created, stat: toFileStat(stat) });
+  },
+
+  async mkdir({ path: input }, _payload, { paths }) {
+    const target = await paths.resolve(input);
+    const existing = await fs.stat(target.absolute).catch(() => null);
+    if (existing) {
+      if (!existing.isDirectory())
+        throw toolgateError('ALREADY_EXISTS', `${target.relative} exists and is not a directory`);
+      return reply({ relative: target.relative, created: false });
+    }
+    await guard(target.relative, () => fs.mkdir(target.absolute, { recursive: true }));
+    return reply({ relative: target.relative, created: true });
+  },
+
+  async remove({ path: input, recursive = false }, _payload, { paths }) {
+    const target = await paths.resolve(input, { followFinalSymlink: false });
+    if (target.relative === '.')
+      throw toolgateError('PERMISSION_DENIED', 'The workspace root cannot be removed');
+    const stat = await lstatOrNull(target.absolute);
+    if (!stat) return reply({ relative: target.relative, existed: false });
+    await guard(target.relative, () =>
+      stat.isDirectory()
+        ? recursive
+          ? fs.rm(target.absolute, { recursive: true, force: true })
+          : fs.rmdir(target.absolute)
+        : fs.unlink(target.absolute),
+    );
+    return reply({ relative: target.relative, existed: true });
+  },
+
+  async rename({ from, to }, _payload, { paths }) {
+    const source = await paths.resolve(from, { followFinalSymlink: false });
+    const destination = await paths.resolve(to, { followFinalSymlink: false });
+    if (source.relative === '.' || destination.relative === '.') {
+      throw toolgateError('PERMISSION_DENIED', 'The workspace root cannot be moved or replaced');
+    }
+    await guard(destination.relative, async () => {
+      await fs.mkdir(path.dirname(destination.absolute), { recursive: true });
+      await fs.rename(source.absolute, destination.absolute);
+    });
+    return reply({ from: source.relative, to: destination.relative });
+  },
+
+  async symlink({ target, path: input }, _payload, { paths }) {
+    const at = await paths.resolve(input, { followFinalSymlink: false });
+    await guard(at.relative, async () => {
+      await fs.mkdir(path.dirname(at.absolute), { recursive: true });
+      await fs.symlink(target, at.absolute);
+    });
+    return reply({ relative: at.relative });
+  },
+
+  async chmod({ path: input, mode }, _payload, { paths }) {
+    const target = await paths.resolve(input);
+    await guard(target.relative, () => fs.chmod(target.absolute, mode & 0o7777));
+    return reply({ relative: target.relative });
+  },
+
+  async readdir({ path: input }, _payload, { paths }) {
+    const target = await paths.resolve(input);
+    const entries = await guard(target.relative, () => fs.readdir(target.absolute, { withFileTypes: true }));
+    return reply({
+      relative: target.relative,
+      entries: entries.map((e) => ({ name: e.name, type: entryType(e) })),
+    });
+  },
+
+  async usage(_args, _payload, { paths }) {
+    let bytes = 0;
+    let files = 0;
+    const walk = async (dir: string): Promise<void> => {
+      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) await walk(full);
+        else if (entry.isFile()) {
+          files++;
+          bytes += (await fs.lstat(full).catch(() => ({ size: 0 }))).size;
+        }
+      }
+    };
+    await walk(paths.root);
+    return reply({ bytes, files });
+  },
+
+  async clear(_args, _payload, { paths }) {
+    const entries = await fs.readdir(paths.root).catch(() => [] as string[]);
+    for (const name of entries) await fs.rm(path.join(paths.root, name), { recursive: true, force: true });
+    return reply({ removed: entries.length });
+  },
+
+  ping() {
+    const usage = process.resourceUsage();
+    return reply({
+      rssBytes: process.memoryUsage.rss(),
+      cpuUserMs: Math.round(usage.userCPUTime / 1000),
+      cpuSystemMs: Math.round(usage.systemCPUTime / 1000),
+    });
+  },
+};

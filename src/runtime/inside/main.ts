@@ -1,0 +1,130 @@
+// The session runtime's entry point: the process that runs inside the sandbox (or, unisolated, beside
+// the service) and performs every operation on the workspace. It reads request frames on stdin and
+// writes responses and process events on stdout; anything printed by accident goes to stderr instead.
+import { promises as fs, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { isToolgateError } from '../../core/errors.js';
+import {
+  encodeFrame,
+  FrameReader,
+  type FrameHeader,
+  type RequestHeader,
+  type WireError,
+} from '../protocol.js';
+import { commandHandlers } from './commands.js';
+import { fileHandlers } from './files.js';
+import type { OpContext, Reply } from './handler.js';
+import { WorkspacePaths } from './paths.js';
+import { sourceHandlers } from './source.js';
+import { treeHandlers } from './tree.js';
+import { walkHandlers } from './walk.js';
+
+// The protocol owns stdout.
+console.log = console.error;
+console.info = console.error;
+
+const root = realpathSync(process.env.TOOLGATE_RUNTIME_ROOT ?? process.cwd());
+const paths = new WorkspacePaths(root);
+const commands = commandHandlers({
+  shell: process.env.TOOLGATE_RUNTIME_SHELL ?? '/bin/sh',
+  prlimit: process.env.TOOLGATE_RUNTIME_PRLIMIT || undefined,
+  processLimit: process.env.TOOLGATE_RUNTIME_PROCESS_LIMIT === '1',
+});
+
+type AnyHandler = (
+  args: unknown,
+  payload: Buffer,
+  ctx: OpContext,
+) => Promise<Reply<unknown>> | Reply<unknown>;
+const handlers = new Map<string, AnyHandler>(
+  Object.entries({
+    ...fileHandlers,
+    ...commands.handlers,
+    ...walkHandlers,
+    ...sourceHandlers,
+    ...treeHandlers,
+  }) as Array<[string, AnyHandler]>,
+);
+
+const send = (header: FrameHeader, payload?: Uint8Array) => {
+  process.stdout.write(encodeFrame(header, payload));
+};
+
+const toWire = (err: unknown): WireError => {
+  if (isToolgateError(err)) {
+    return {
+      code: err.code,
+      message: err.message,
+      ...(err.suggestion !== undefined ? { suggestion: err.suggestion } : {}),
+      ...(err.details !== undefined ? { details: err.details } : {}),
+    };
+  }
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  // Never a path: the message of a raw fs error names the runtime's view of it.
+  return {
+    code: 'INTERNAL_ERROR',
+    message: `runtime operation failed (${code ?? (err as Error)?.name ?? 'unknown'})`,
+  };
+};
+
+const inFlight = new Map<number, AbortController>();
+
+async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
+  if (request.op === 'cancel') {
+    inFlight.get((request.args as { id: number }).id)?.abort();
+    return;
+  }
+  const handler = handlers.get(request.op);
+  if (!handler) {
+    send({
+      t: 'res',
+      id: request.id,
+      ok: false,
+      error: { code: 'INTERNAL_ERROR', message: `unknown runtime operation ${request.op}` },
+    });
+    return;
+  }
+  const controller = new AbortController();
+  inFlight.set(request.id, controller);
+  try {
+    const out = await handler(request.args, payload, { paths, signal: controller.signal, send });
+    send({ t: 'res', id: request.id, ok: true, result: out.result }, out.payload);
+  } catch (err) {
+    if (!isToolgateError(err)) console.error('runtime operation failed', request.op, err);
+    send({ t: 'res', id: request.id, ok: false, error: toWire(err) });
+  } finally {
+    inFlight.delete(request.id);
+  }
+}
+
+/** Temp files of atomic writes cut short by a crash: nothing is writing now, so all of them can go. */
+async function removeOrphanedTempFiles(dir: string, depth = 0): Promise<void> {
+  if (depth > 64) return;
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await removeOrphanedTempFiles(full, depth + 1);
+    else if (entry.isFile() && /^\..+\.tg-[0-9a-f]{12}\.tmp$/.test(entry.name))
+      await fs.rm(full, { force: true });
+  }
+}
+
+const reader = new FrameReader();
+process.stdin.on('data', (chunk: Buffer) => {
+  for (const frame of reader.push(chunk)) {
+    if (frame.header.t === 'req') void handle(frame.header, frame.payload);
+  }
+});
+// The service went away (or closed us): stop every command and exit.
+process.stdin.on('end', () => {
+  commands.killAll();
+  process.exit(0);
+});
+process.on('SIGTERM', () => {
+  commands.killAll();
+  process.exit(0);
+});
+// Ready once leftovers are gone (a response to the implicit request 0), so no write of ours races the sweep.
+void removeOrphanedTempFiles(root).finally(() =>
+  send({ t: 'res', id: 0, ok: true, result: { ready: true, pid: process.pid } }),
+);

@@ -1,0 +1,97 @@
+// All session runtimes of one app: one per live session, created on its first workspace operation,
+// stopped when idle, on session delete and at shutdown. Counts starts, restarts and crashes for /metrics.
+import path from 'node:path';
+import type { ToolLogger } from '../core/context.js';
+import type { PidsCgroups } from '../sandbox/runner/cgroup.js';
+import type { RuntimeBackend } from './backends/types.js';
+import { SessionRuntime } from './session-runtime.js';
+
+export interface RuntimeCounters {
+  live: number;
+  starts: number;
+  restarts: number;
+  crashes: number;
+  /** Cold start of the last runtimes, in ms (most recent last, bounded). */
+  coldStartsMs: number[];
+}
+
+export interface RuntimeManagerOptions {
+  readonly workspacesDir: string;
+  readonly idleMs: number;
+  readonly hangMs: number;
+  readonly cgroups?: PidsCgroups;
+  readonly logger: ToolLogger;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export class RuntimeManager {
+  private readonly runtimes = new Map<string, SessionRuntime>();
+  private readonly counters = { starts: 0, restarts: 0, crashes: 0, coldStartsMs: [] as number[] };
+  private closing = false;
+
+  constructor(
+    readonly backend: RuntimeBackend,
+    private readonly options: RuntimeManagerOptions,
+  ) {}
+
+  /** The session's runtime handle (not started until used). */
+  for(session: { id: string; permissions: readonly string[] }): SessionRuntime {
+    let runtime = this.runtimes.get(session.id);
+    if (runtime) return runtime;
+    if (!SESSION_ID.test(session.id)) throw new Error(`invalid session id for a runtime: ${session.id}`);
+    const { logger } = this.options;
+    runtime = new SessionRuntime(
+      session.id,
+      path.join(this.options.workspacesDir, session.id),
+      session.permissions.includes('network'),
+      this.backend,
+      { idleMs: this.options.idleMs, hangMs: this.options.hangMs, cgroups: this.options.cgroups },
+      {
+        started: (sessionId, ms) => {
+          const first = this.runtimes.get(sessionId)?.starts === 1;
+          this.counters.starts++;
+          if (!first) this.counters.restarts++;
+          this.counters.coldStartsMs.push(ms);
+          if (this.counters.coldStartsMs.length > 256) this.counters.coldStartsMs.shift();
+        },
+        crashed: (sessionId, reason) => {
+          if (this.closing) return;
+          this.counters.crashes++;
+          logger.warn(
+            { sessionId, reason },
+            'session runtime exited unexpectedly; it restarts on the next call',
+          );
+        },
+        stderr: (sessionId, line) => logger.debug({ sessionId, line: line.slice(0, 500) }, 'runtime stderr'),
+      },
+    );
+    this.runtimes.set(session.id, runtime);
+    return runtime;
+  }
+
+  get(sessionId: string): SessionRuntime | undefined {
+    return this.runtimes.get(sessionId);
+  }
+
+  stats(): RuntimeCounters {
+    let live = 0;
+    for (const runtime of this.runtimes.values()) if (runtime.state === 'running') live++;
+    return { live, ...this.counters, coldStartsMs: [...this.counters.coldStartsMs] };
+  }
+
+  /** Session deleted: empty its workspace from inside, then stop the runtime for good. */
+  async remove(sessionId: string): Promise<void> {
+    const runtime = this.runtimes.get(sessionId);
+    this.runtimes.delete(sessionId);
+    if (!runtime) return;
+    if (runtime.state === 'running') await runtime.call('clear', {}).catch(() => undefined);
+    await runtime.stop();
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.stop()));
+    this.runtimes.clear();
+  }
+}

@@ -1,0 +1,2 @@
+// Walks of the workspace: list_directory, glob and grep run inside the runtime (ripgrep too).
+export interface WalkOps {}

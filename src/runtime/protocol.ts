@@ -1,0 +1,93 @@
+// The wire format between the service and a session runtime: length-prefixed frames over a byte stream
+// (the runtime's stdin/stdout today; a socket to a pod tomorrow). A frame is
+//   u32 total length | u32 header length | header (UTF-8 JSON) | payload (raw bytes, may be empty)
+// so file contents and command output travel as bytes, never as base64 inside JSON.
+// Pure: no I/O here, both sides import it.
+
+/** A request from the service: run operation `op` with `args` (and bytes in the payload, for writes). */
+export interface RequestHeader {
+  readonly t: 'req';
+  readonly id: number;
+  readonly op: string;
+  readonly args: unknown;
+}
+
+/** The answer to request `id`: a result (bytes in the payload) or an error in the envelope's terms. */
+export type ResponseHeader =
+  | { readonly t: 'res'; readonly id: number; readonly ok: true; readonly result: unknown }
+  | { readonly t: 'res'; readonly id: number; readonly ok: false; readonly error: WireError };
+
+/** Something a running command did: output on a stream (bytes in the payload) or its exit. */
+export type ProcessEventHeader =
+  | { readonly t: 'out'; readonly proc: number; readonly stream: 'stdout' | 'stderr' }
+  | {
+      readonly t: 'exit';
+      readonly proc: number;
+      readonly exitCode: number | null;
+      readonly signal: string | null;
+    };
+
+export type FrameHeader = RequestHeader | ResponseHeader | ProcessEventHeader;
+
+export interface WireError {
+  readonly code: string;
+  readonly message: string;
+  readonly suggestion?: string;
+  readonly details?: Record<string, unknown>;
+}
+
+export interface Frame {
+  readonly header: FrameHeader;
+  readonly payload: Buffer;
+}
+
+const EMPTY = Buffer.alloc(0);
+/** A frame larger than this is a protocol error (the biggest legitimate ones are file contents). */
+export const MAX_FRAME_BYTES = 512 * 1024 * 1024;
+
+export function encodeFrame(header: FrameHeader, payload: Uint8Array = EMPTY): Buffer {
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const prefix = Buffer.allocUnsafe(8);
+  prefix.writeUInt32LE(4 + json.length + payload.length, 0);
+  prefix.writeUInt32LE(json.length, 4);
+  return payload.length === 0 ? Buffer.concat([prefix, json]) : Buffer.concat([prefix, json, payload]);
+}
+
+/** Cuts a byte stream into frames; feed it chunks as they arrive. */
+export class FrameReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+
+  push(chunk: Buffer): Frame[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const frames: Frame[] = [];
+    while (this.buffered >= 4) {
+      const head = this.peek(4);
+      const total = head.readUInt32LE(0);
+      if (total > MAX_FRAME_BYTES || total < 4)
+        throw new Error(`runtime protocol: bad frame length ${total}`);
+      if (this.buffered < 4 + total) break;
+      const frame = this.take(4 + total);
+      const headerLength = frame.readUInt32LE(4);
+      const header = JSON.parse(frame.toString('utf8', 8, 8 + headerLength)) as FrameHeader;
+      frames.push({ header, payload: frame.subarray(8 + headerLength) });
+    }
+    return frames;
+  }
+
+  private peek(bytes: number): Buffer {
+    if (this.chunks[0].length >= bytes) return this.chunks[0];
+    this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0];
+  }
+
+  private take(bytes: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    const frame = all.subarray(0, bytes);
+    const rest = all.subarray(bytes);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    return frame;
+  }
+}

@@ -1,0 +1,256 @@
+// One session's runtime as the service sees it: started on the first operation, restarted after a
+// crash or a hang, stopped when idle. Tools never hold a process; they call through this handle, which
+// is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
+import { PassThrough, Writable } from 'node:stream';
+import type { PidsCgroups } from '../sandbox/runner/cgroup.js';
+import type { ExitInfo, SandboxedProcess, ResourceLimits } from '../sandbox/runner/types.js';
+import type { RuntimeBackend } from './backends/types.js';
+import { RuntimeConnection, runtimeUnavailable, type OpReply } from './connection.js';
+import type { OpArgs, OpName, OpResult } from './ops/index.js';
+
+export interface RuntimeEvents {
+  started(sessionId: string, coldStartMs: number): void;
+  crashed(sessionId: string, reason: string): void;
+  stderr(sessionId: string, line: string): void;
+}
+
+export interface RuntimeOptions {
+  readonly idleMs: number;
+  /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
+  readonly hangMs: number;
+  readonly cgroups?: PidsCgroups;
+}
+
+export interface CommandRequest {
+  readonly command: string;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly limits: ResourceLimits;
+}
+
+export type RuntimeState = 'stopped' | 'starting' | 'running';
+
+export class SessionRuntime {
+  private connection: RuntimeConnection | null = null;
+  private starting: Promise<RuntimeConnection> | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private watchdog: NodeJS.Timeout | null = null;
+  private outstanding = 0;
+  private runningCommands = 0;
+  private nextProc = 1;
+  private stoppedOnPurpose = false;
+  private innerPid = 0;
+  starts = 0;
+  lastActivity = Date.now();
+
+  constructor(
+    readonly sessionId: string,
+    private readonly workspaceRoot: string,
+    private readonly network: boolean,
+    private readonly backend: RuntimeBackend,
+    private readonly options: RuntimeOptions,
+    private readonly events: RuntimeEvents,
+  ) {}
+
+  get isolated(): boolean {
+    return this.backend.isolated;
+  }
+
+  get state(): RuntimeState {
+    if (this.connection?.alive) return 'running';
+    return this.starting ? 'starting' : 'stopped';
+  }
+
+  get pid(): number | undefined {
+    return this.connection?.alive ? this.connection.pid : undefined;
+  }
+
+  private async connect(): Promise<RuntimeConnection> {
+    if (this.connection?.alive) return this.connection;
+    if (this.starting) return this.starting;
+    this.starting = this.launch().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async launch(): Promise<RuntimeConnection> {
+    const began = performance.now();
+    this.stoppedOnPurpose = false;
+    const child = this.backend.start({
+      sessionId: this.sessionId,
+      workspaceRoot: this.workspaceRoot,
+      network: this.network,
+    });
+    const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
+    void connection.closed.then(() => {
+      if (this.connection === connection) this.connection = null;
+      this.clearTimers();
+      if (!this.stoppedOnPurpose) this.events.crashed(this.sessionId, 'exited');
+    });
+    try {
+      const ready = await connection.ready;
+      this.innerPid = ready.pid;
+    } catch (err) {
+      connection.kill();
+      throw err;
+    }
+    this.connection = connection;
+    this.starts++;
+    this.events.started(this.sessionId, performance.now() - began);
+    this.armIdle();
+    return connection;
+  }
+
+  /** Runs one operation; the runtime is started (or restarted) as needed. */
+  async call<K extends OpName>(
+    op: K,
+    args: OpArgs<K>,
+    payload?: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<OpReply<OpResult<K>>> {
+    const connection = await this.connect();
+    this.begin();
+    try {
+      return await connection.call(op, args, payload, signal);
+    } finally {
+      this.end();
+    }
+  }
+
+  private begin(): void {
+    this.outstanding++;
+    this.lastActivity = Date.now();
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    this.watch();
+  }
+
+  private end(): void {
+    this.outstanding--;
+    this.lastActivity = Date.now();
+    this.armIdle();
+  }
+
+  /** While work is outstanding, the runtime must keep answering pings; one that stops is killed. */
+  private watch(): void {
+    if (this.watchdog) return;
+    this.watchdog = setInterval(
+      () => {
+        const connection = this.connection;
+        if (!connection?.alive || (this.outstanding === 0 && this.runningCommands === 0)) {
+          if (this.watchdog) clearInterval(this.watchdog);
+          this.watchdog = null;
+          return;
+        }
+        const timer = setTimeout(() => {
+          connection.fail(`it stopped answering (no reply within ${this.options.hangMs} ms)`);
+          connection.child.kill('SIGKILL');
+        }, this.options.hangMs);
+        connection.call('ping', {}).then(
+          () => clearTimeout(timer),
+          () => clearTimeout(timer),
+        );
+      },
+      Math.max(250, Math.floor(this.options.hangMs / 2)),
+    );
+    this.watchdog.unref();
+  }
+
+  private armIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    if (this.outstanding > 0 || this.runningCommands > 0 || !this.connection) return;
+    this.idleTimer = setTimeout(() => this.stop(), this.options.idleMs);
+    this.idleTimer.unref();
+  }
+
+  private clearTimers(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.watchdog) clearInterval(this.watchdog);
+    this.idleTimer = null;
+    this.watchdog = null;
+  }
+
+  /** Resource use of the runtime process (null when it is not running). */
+  async usage(): Promise<OpResult<'ping'> | null> {
+    if (!this.connection?.alive) return null;
+    return (await this.connection.call('ping', {})).result;
+  }
+
+  /** Stops the runtime and everything it started. The next operation starts it again. */
+  async stop(): Promise<void> {
+    this.clearTimers();
+    const connection = this.connection;
+    this.connection = null;
+    if (!connection) return;
+    this.stoppedOnPurpose = true;
+    connection.kill();
+    await connection.closed;
+  }
+
+  /**
+   * Starts a command inside the runtime. The returned process follows the runner's contract (streams,
+   * `exited`, idempotent `kill`), so jobs work the same whatever runs them.
+   */
+  async spawn(request: CommandRequest): Promise<SandboxedProcess> {
+    const connection = await this.connect();
+    const proc = this.nextProc++;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let resolveExit!: (exit: ExitInfo) => void;
+    const exited = new Promise<ExitInfo>((resolve) => (resolveExit = resolve));
+    const cgroup = this.options.cgroups?.create(request.limits.maxProcesses);
+    this.runningCommands++;
+    this.begin();
+    connection.listen(proc, {
+      output: (stream, chunk) => (stream === 'stdout' ? stdout : stderr).write(chunk),
+      exit: (exitCode, signal) => {
+        stdout.end();
+        stderr.end();
+        cgroup?.remove();
+        this.runningCommands--;
+        this.armIdle();
+        resolveExit({ exitCode, signal });
+      },
+    });
+    try {
+      const { result } = await connection.call('spawn', { proc, ...request, hold: cgroup !== undefined });
+      if (cgroup) {
+        const hostPid = this.backend.hostPid(connection.child, this.innerPid, result.pid);
+        if (hostPid !== undefined) cgroup.join(hostPid);
+        connection.notify('release', { proc });
+      }
+    } catch (err) {
+      connection.unlisten(proc);
+      cgroup?.remove();
+      this.runningCommands--;
+      throw err;
+    } finally {
+      this.end();
+    }
+    const stdin = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        connection.notify('stdin', { proc }, chunk);
+        done();
+      },
+      final(done) {
+        connection.notify('stdin', { proc, end: true });
+        done();
+      },
+    });
+    let killed = false;
+    return {
+      stdout,
+      stderr,
+      stdin,
+      exited,
+      kill() {
+        if (killed) return;
+        killed = true;
+        connection.notify('kill', { proc });
+        cgroup?.killAll();
+      },
+    };
+  }
+}
+
+export { runtimeUnavailable };
