@@ -5,6 +5,8 @@ import { startApp, tempDir } from '../helpers/app.js';
 import { waitFor } from './child-server.js';
 
 describe('crash recovery of atomic writes', () => {
+  // The session's runtime removes them when it starts (nothing of the session is writing then): the
+  // service itself never walks a workspace.
   it('removes temp files that interrupted writes left before the start, and nothing else', async () => {
     const dataDir = tempDir('toolgate-orphans-');
     const first = await startApp({}, { dataDir });
@@ -23,6 +25,9 @@ describe('crash recovery of atomic writes', () => {
 
     const second = await startApp({}, { dataDir });
     try {
+      const listed = await second.call(session, 'list_directory', { path: 'src' });
+      expect(listed.status).toBe(200);
+      expect(JSON.stringify(listed.body.data)).not.toContain('tg-0123456789ab');
       await waitFor(() => !existsSync(orphan), 5_000);
       expect(existsSync(target)).toBe(true);
       expect(existsSync(lookalike)).toBe(true);

@@ -1,14 +1,16 @@
+// The path checks the runtime makes inside its namespace (src/runtime/inside/paths.ts), on a host directory:
+// the confinement itself comes from the namespace, these checks give the clear 403s.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isToolgateError } from '../../src/core/errors.js';
-import { Workspace } from '../../src/sandbox/workspace.js';
+import { WorkspacePaths } from '../../src/runtime/inside/paths.js';
 
 // Layout: <base>/ws1 is the workspace; <base>/ws1-other is a sibling with a shared name prefix;
 // <base>/secret.txt and <base>/outside/ are outside. Symlinks inside ws1 point every which way.
 let base: string;
-let ws: Workspace;
+let ws: WorkspacePaths;
 
 beforeAll(async () => {
   base = realpathSync(mkdtempSync(path.join(tmpdir(), 'toolgate-ws-')));
@@ -34,7 +36,7 @@ beforeAll(async () => {
   symlinkSync('src', path.join(root, 'link-dir-in'));
   symlinkSync('src/new-target.ts', path.join(root, 'dangling-in'));
   symlinkSync('..', path.join(root, 'src/up'));
-  ws = await Workspace.open(root);
+  ws = new WorkspacePaths(realpathSync(root));
 });
 
 afterAll(() => rmSync(base, { recursive: true, force: true }));
