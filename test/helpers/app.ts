@@ -31,7 +31,8 @@ export async function startApp(
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
     TOOLGATE_API_KEY: ADMIN_KEY,
-    TOOLGATE_SANDBOX: 'auto',
+    // The whole suite runs with each backend: .ci/run sets TOOLGATE_TEST_SANDBOX=none for a second pass.
+    TOOLGATE_SANDBOX: process.env.TOOLGATE_TEST_SANDBOX ?? 'auto',
     LOG_LEVEL: 'silent',
     ...env,
   });

@@ -1,7 +1,9 @@
 // The session runtime: started on first use, restarted after a crash (503 RUNTIME_UNAVAILABLE for the
 // calls it took down, never for other sessions), stopped when idle, visible to the admin and in /metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { startAppWithConfig } from '../ops/with-config.js';
 
 describe.each(['auto', 'none'] as const)('session runtime (TOOLGATE_SANDBOX=%s)', (sandbox) => {
   let t: TestApp;
@@ -89,3 +91,52 @@ describe('idle runtimes', () => {
     }
   });
 });
+
+describe('a hung runtime', () => {
+  it('is killed when it stops answering, its call gets 503, and the next call works', async () => {
+    const t = await startAppWithConfig({ runtime: { hangSeconds: 1 } });
+    try {
+      const s = await t.createSession({ profile: 'full' });
+      await t.call(s, 'run_command', { command: 'echo ok > f' }).expect(200);
+      const runtime = t.app.services.runtimes.get(s.id)!;
+      // SIGSTOP the runtime process (the node inside bwrap, found as the child that answers pings: in the
+      // none backend it is the process itself; with bwrap, stopping bwrap's whole tree does the same).
+      const stopped = stopTree(runtime.pid!);
+      const res = await t.call(s, 'read_file', { path: 'f' });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('RUNTIME_UNAVAILABLE');
+      expect(res.body.error.suggestion).toMatch(/Retry/);
+      for (const pid of stopped) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // gone with the runtime
+        }
+      }
+      const again = await t.call(s, 'read_file', { path: 'f' });
+      expect(again.status).toBe(200);
+      expect(again.body.data.content).toBe('ok');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+/** SIGSTOPs a process and its descendants (host pids), returning them. */
+function stopTree(root: number): number[] {
+  const all: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    all.push(pid);
+    try {
+      queue.push(
+        ...readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+      );
+    } catch {
+      // exited
+    }
+  }
+  for (const pid of all) process.kill(pid, 'SIGSTOP');
+  return all;
+}
