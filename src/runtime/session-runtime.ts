@@ -40,6 +40,8 @@ export class SessionRuntime {
   private nextProc = 1;
   private stoppedOnPurpose = false;
   private innerPid = 0;
+  /** Kills each running command's processes from the host (see launch). */
+  private readonly commandKillers = new Set<() => void>();
   starts = 0;
   lastActivity = Date.now();
 
@@ -82,6 +84,10 @@ export class SessionRuntime {
     });
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {
+      // Commands die with their runtime: the pid namespace sees to it with bwrap; unisolated, their
+      // process groups and cgroups are killed here.
+      for (const kill of this.commandKillers) kill();
+      this.commandKillers.clear();
       if (this.connection === connection) this.connection = null;
       this.clearTimers();
       if (!this.stoppedOnPurpose) this.events.crashed(this.sessionId, 'exited');
@@ -199,11 +205,24 @@ export class SessionRuntime {
     let resolveExit!: (exit: ExitInfo) => void;
     const exited = new Promise<ExitInfo>((resolve) => (resolveExit = resolve));
     const cgroup = this.options.cgroups?.create(request.limits.maxProcesses);
+    let hostPid: number | undefined;
+    const killFromHost = () => {
+      cgroup?.killAll();
+      if (hostPid !== undefined && !this.backend.isolated) {
+        try {
+          process.kill(-hostPid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    };
+    this.commandKillers.add(killFromHost);
     this.runningCommands++;
     this.begin();
     connection.listen(proc, {
       output: (stream, chunk) => (stream === 'stdout' ? stdout : stderr).write(chunk),
       exit: (exitCode, signal) => {
+        this.commandKillers.delete(killFromHost);
         stdout.end();
         stderr.end();
         cgroup?.remove();
@@ -214,12 +233,14 @@ export class SessionRuntime {
     });
     try {
       const { result } = await connection.call('spawn', { proc, ...request, hold: cgroup !== undefined });
+      hostPid = this.backend.isolated ? undefined : result.pid;
       if (cgroup) {
-        const hostPid = this.backend.hostPid(connection.child, this.innerPid, result.pid);
-        if (hostPid !== undefined) cgroup.join(hostPid);
+        const found = this.backend.hostPid(connection.child, this.innerPid, result.pid);
+        if (found !== undefined) cgroup.join(found);
         connection.notify('release', { proc });
       }
     } catch (err) {
+      this.commandKillers.delete(killFromHost);
       connection.unlisten(proc);
       cgroup?.remove();
       this.runningCommands--;

@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { eventually, isAlive, pidsWithArgv } from '../tools/execution/processes.js';
+import { eventually, isAlive, pidsOfCommand, pidsWithArgv } from '../tools/execution/processes.js';
 
 describe('run_command with bwrap: limits', () => {
   let t: TestApp;
@@ -44,7 +44,7 @@ describe('run_command with bwrap: limits', () => {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        most = Math.max(most, pidsWithArgv(['/bin/bash', '-c', command]).length);
+        most = Math.max(most, pidsOfCommand(command).length);
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -62,7 +62,7 @@ describe('run_command with bwrap: limits', () => {
     expect(data.timedOut).toBe(true);
     expect(data.status).toBe('killed');
     expect(data.stderr).toMatch(/fork|Resource temporarily unavailable/);
-    expect(await eventually(() => pidsWithArgv(['/bin/bash', '-c', command]).length === 0, 3000)).toBe(true);
+    expect(await eventually(() => pidsOfCommand(command).length === 0, 3000)).toBe(true);
   });
 
   it('stops `yes` at the output log cap and returns only head and tail', async () => {

@@ -1,11 +1,12 @@
-// Commands, started from inside the runtime: `prlimit … shell -c command` as the leader of its own
-// process group, cwd inside the workspace. When the service asks to `hold` it, a tiny wrapper waits on
-// fd 3 until `release`, so the service can put the process into its cgroup before anything runs.
+// Commands, started from inside the runtime: the shell, under its rlimits, as the leader of its own
+// process group, cwd inside the workspace. When the service asks to `hold` it, the shell waits on fd 3
+// until `release`, so the service can put the process into its cgroup before anything runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { toolgateError, fromFsError } from '../../core/errors.js';
 import { prlimitArgs } from '../../sandbox/runner/limits.js';
-import type { CommandOps } from '../ops/commands.js';
+import type { CommandOps, SpawnArgs } from '../ops/commands.js';
 import { reply, type Handlers, type OpContext } from './handler.js';
 
 /** How long a killed command's output may take to drain before the streams are cut. */
@@ -25,6 +26,33 @@ interface Running {
   kill(): void;
 }
 
+/**
+ * The command line for one command. With bash, one process does it all: wait for release (fd 3), set
+ * the limits with `ulimit` (soft and hard together, so the command cannot raise them), then run the
+ * command with `eval`, so no extra exec of prlimit and a second shell (each costs milliseconds). Other
+ * shells get the wrapper sh + prlimit.
+ */
+export function commandLine(setup: CommandSetup, args: SpawnArgs): [string, string[]] {
+  const hold = args.hold ? 'read -r _ <&3; exec 3<&-; ' : '';
+  if (path.basename(setup.shell) === 'bash') {
+    const { limits } = args;
+    const ulimits = [
+      `-t ${limits.cpuSeconds}`,
+      `-v ${Math.floor(limits.memoryBytes / 1024)}`,
+      `-f ${Math.floor(limits.fileSizeBytes / 1024)}`,
+      `-n ${limits.openFiles}`,
+      ...(setup.processLimit ? [`-u ${limits.maxProcesses}`] : []),
+    ].join(' ');
+    // The command string arrives as $1 and leaves no trace: positional parameters are cleared and the
+    // helper variable is unset before the command's own code runs.
+    const script = `${hold}ulimit ${ulimits} || exit 126; __tg_c=$1; set --; eval "unset -v __tg_c; $__tg_c"`;
+    return [setup.shell, ['-c', script, 'bash', args.command]];
+  }
+  const limited = setup.prlimit ? [setup.prlimit, ...prlimitArgs(args.limits, setup.processLimit)] : [];
+  const argv = [...limited, setup.shell, '-c', args.command];
+  return hold ? ['/bin/sh', ['-c', `${hold}exec "$@"`, 'sh', ...argv]] : [argv[0], argv.slice(1)];
+}
+
 const killGroup = (pid: number) => {
   try {
     process.kill(-pid, 'SIGKILL');
@@ -42,11 +70,7 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
   };
 
   function start(args: Parameters<Handlers<CommandOps>['spawn']>[0], cwd: string, ctx: OpContext): Running {
-    const limited = setup.prlimit ? [setup.prlimit, ...prlimitArgs(args.limits, setup.processLimit)] : [];
-    const argv = [...limited, setup.shell, '-c', args.command];
-    const [file, fileArgs] = args.hold
-      ? ['/bin/sh', ['-c', 'read -r _ <&3; exec 3<&-; exec "$@"', 'sh', ...argv]]
-      : [argv[0], argv.slice(1)];
+    const [file, fileArgs] = commandLine(setup, args);
     const child = spawn(file, fileArgs, {
       cwd,
       env: args.env,

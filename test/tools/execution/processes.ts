@@ -17,6 +17,24 @@ export function pidsWithArgv(argv: string[]): number[] {
   return pids;
 }
 
+/**
+ * Processes of a run_command command and of the subshells it forked: the runtime starts it as
+ * `bash -c <limits and eval> bash <command>`, so the command string is the last argument.
+ */
+export function pidsOfCommand(command: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0$/, '').split('\0');
+      if (argv.at(-1) === command && argv.includes('-c') && isAlive(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}
+
 /** True while the process exists and is not a zombie waiting to be reaped. */
 export function isAlive(pid: number): boolean {
   try {
