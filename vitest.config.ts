@@ -1,10 +1,22 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = {
+  include: ['test/**/*.test.ts'],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  pool: 'forks' as const,
+};
+
+// The suite runs against the bwrap runtime (TOOLGATE_SANDBOX=auto); with TOOLGATE_TEST_BOTH_SANDBOXES=1
+// (set by .ci/run) it runs a second time against the unisolated runtime (TOOLGATE_SANDBOX=none).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
+    ...shared,
+    projects: [
+      { test: { ...shared, name: 'bwrap' } },
+      ...(process.env.TOOLGATE_TEST_BOTH_SANDBOXES === '1'
+        ? [{ test: { ...shared, name: 'none', env: { TOOLGATE_TEST_SANDBOX: 'none' } } }]
+        : []),
+    ],
   },
 });
