@@ -18,6 +18,8 @@ import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
 import { gateOnSandbox } from './sandbox/runner/availability.js';
 import { createRunner, type RunnerOptions } from './sandbox/runner/runner.js';
 import { RuntimeManager } from './runtime/manager.js';
+import { Workspace } from './runtime/workspace.js';
+import './tools/services.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
@@ -115,6 +117,7 @@ export async function createServices(
     history,
     fileLocks: new KeyedLock(),
     codeIndex: new CodeIndex(),
+    callContext: (session, signal) => ({ workspace: new Workspace(runtimes.for(session), signal) }),
   };
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });

@@ -1,5 +1,4 @@
 // The innermost step: builds the tool's context (workspace, signal, output sink) and executes it.
-import { Workspace } from '../../runtime/workspace.js';
 import type { ToolContext, ToolLogger, ToolServices } from '../context.js';
 import type { EventHub } from '../events.js';
 import type { CallState, RunResult } from './types.js';
@@ -13,7 +12,7 @@ export const runTool =
     const ctx: ToolContext = {
       callId: call.callId,
       session: request.session,
-      workspace: new Workspace(services.runtimes.for(request.session), signal),
+      ...services.callContext(request.session, signal),
       signal,
       logger,
       limits: services.config.limits,
