@@ -73,6 +73,7 @@ export async function createServices(
     workspacesDir: workspaces.baseDir,
     idleMs: config.runtime.idleSeconds * 1000,
     hangMs: config.runtime.hangSeconds * 1000,
+    quotaBytes: config.limits.workspaceMaxBytes,
     cgroups: runner.cgroups,
     logger,
   });

@@ -18,6 +18,8 @@ export interface JobLimits {
   maxRunningPerSession: number;
   /** Finished jobs kept per session (oldest dropped with its log). */
   maxKeptPerSession: number;
+  /** All kept logs of one session together; past it the oldest finished jobs' logs are dropped. */
+  sessionLogMaxBytes: number;
 }
 
 export interface StartJob extends CommandRequest {
@@ -38,6 +40,7 @@ export const jobLimitsFor = (outputMaxBytes: number): JobLimits => ({
   logMaxBytes: Math.max(32 * MiB, 4 * outputMaxBytes),
   maxRunningPerSession: 8,
   maxKeptPerSession: 50,
+  sessionLogMaxBytes: 4 * Math.max(32 * MiB, 4 * outputMaxBytes),
 });
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -130,12 +133,25 @@ export class JobManager {
     return count;
   }
 
+  /** Bytes in the session's kept job logs (running and finished). */
+  logBytes(sessionId: string): number {
+    let total = 0;
+    for (const job of this.bySession.get(sessionId)?.values() ?? []) total += job.log.bytes;
+    return total;
+  }
+
+  /** Drops the oldest finished jobs (with their logs) past the count and the session's log quota. */
   private prune(sessionId: string): void {
     const jobs = this.bySession.get(sessionId);
     if (!jobs) return;
     const finished = [...jobs.values()].filter((job) => !job.running);
-    for (const job of finished.slice(0, Math.max(0, finished.length - this.limits.maxKeptPerSession))) {
+    let total = this.logBytes(sessionId);
+    let excess = Math.max(0, finished.length - this.limits.maxKeptPerSession);
+    for (const job of finished) {
+      if (excess <= 0 && total <= this.limits.sessionLogMaxBytes) break;
       jobs.delete(job.id);
+      total -= job.log.bytes;
+      excess--;
       void job.log.remove();
     }
   }

@@ -8,7 +8,14 @@ import type { JobLog } from './job-log.js';
 
 export type JobStatus = 'running' | 'exited' | 'killed';
 export type KillReason =
-  'timeout' | 'idle_timeout' | 'output_limit' | 'killed' | 'cancelled' | 'session_deleted' | 'shutdown';
+  | 'timeout'
+  | 'idle_timeout'
+  | 'output_limit'
+  | 'killed'
+  | 'cancelled'
+  | 'session_deleted'
+  | 'shutdown'
+  | 'quota';
 
 export interface JobInit {
   id: string;
@@ -95,6 +102,8 @@ export class Job {
   }
 
   private finish(exit: ExitInfo, startError: string | null): void {
+    // The runtime stopped it for pushing the workspace past its quota (see runtime/inside/commands.ts).
+    if (exit.reason === 'quota') this.killReason ??= 'quota';
     for (const timer of this.timers) clearTimeout(timer);
     clearTimeout(this.idleTimer);
     this.exit = exit;

@@ -79,7 +79,23 @@ const RuntimeView = Type.Object(
   { description: "The session's runtime (admin only): the process that performs its workspace operations" },
 );
 
-const SessionDetail = Type.Intersect([SessionView, Type.Object({ runtime: Type.Optional(RuntimeView) })]);
+const UsageView = Type.Object(
+  {
+    bytes: Type.Integer({ description: 'Bytes in regular files of the workspace' }),
+    files: Type.Integer({ description: 'Regular files in the workspace' }),
+    limitBytes: Type.Union([Type.Integer(), Type.Null()], { description: 'The workspace quota; null: none' }),
+    logBytes: Type.Integer({ description: "Bytes in this session's kept command logs" }),
+    logLimitBytes: Type.Integer({ description: "The cap on this session's command logs" }),
+  },
+  {
+    description: 'Disk used by the session: its workspace (commands are stopped past the quota) and its logs',
+  },
+);
+
+const SessionDetail = Type.Intersect([
+  SessionView,
+  Type.Object({ usage: UsageView, runtime: Type.Optional(RuntimeView) }),
+]);
 
 const CreatedSession = Type.Intersect([
   SessionView,
@@ -199,9 +215,18 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
     },
     async (request) => {
       const session = sessionForRequest(app, request, request.params.id);
-      const view = sessionView(session, registry);
-      if (request.principal?.kind !== 'admin') return view;
       const runtime = app.services.runtimes.for(session);
+      const disk = (await runtime.call('usage', {})).result;
+      const view = {
+        ...sessionView(session, registry),
+        usage: {
+          ...disk,
+          limitBytes: config.limits.workspaceMaxBytes || null,
+          logBytes: app.services.jobs.logBytes(session.id),
+          logLimitBytes: app.services.jobs.limits.sessionLogMaxBytes,
+        },
+      };
+      if (request.principal?.kind !== 'admin') return view;
       const usage = await runtime.usage().catch(() => null);
       return {
         ...view,

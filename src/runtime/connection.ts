@@ -17,7 +17,7 @@ interface Pending {
 
 export interface ProcessListener {
   output(stream: 'stdout' | 'stderr', chunk: Buffer): void;
-  exit(exitCode: number | null, signal: string | null): void;
+  exit(exitCode: number | null, signal: string | null, reason?: 'quota'): void;
 }
 
 export const runtimeUnavailable = (why: string): ToolgateError =>
@@ -152,7 +152,7 @@ export class RuntimeConnection {
     if (header.t === 'out') listener.output(header.stream, payload);
     else {
       this.processes.delete(header.proc);
-      listener.exit(header.exitCode, header.signal);
+      listener.exit(header.exitCode, header.signal, header.reason);
     }
   }
 

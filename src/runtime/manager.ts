@@ -19,6 +19,7 @@ export interface RuntimeManagerOptions {
   readonly workspacesDir: string;
   readonly idleMs: number;
   readonly hangMs: number;
+  readonly quotaBytes: number;
   readonly cgroups?: PidsCgroups;
   readonly logger: ToolLogger;
 }
@@ -46,7 +47,12 @@ export class RuntimeManager {
       path.join(this.options.workspacesDir, session.id),
       session.permissions.includes('network'),
       this.backend,
-      { idleMs: this.options.idleMs, hangMs: this.options.hangMs, cgroups: this.options.cgroups },
+      {
+        idleMs: this.options.idleMs,
+        hangMs: this.options.hangMs,
+        quotaBytes: this.options.quotaBytes,
+        cgroups: this.options.cgroups,
+      },
       {
         started: (sessionId, ms) => {
           const first = this.runtimes.get(sessionId)?.starts === 1;

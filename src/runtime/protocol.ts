@@ -25,6 +25,8 @@ export type ProcessEventHeader =
       readonly proc: number;
       readonly exitCode: number | null;
       readonly signal: string | null;
+      /** Set when the runtime itself stopped the command: it pushed the workspace past its quota. */
+      readonly reason?: 'quota';
     };
 
 export type FrameHeader = RequestHeader | ResponseHeader | ProcessEventHeader;

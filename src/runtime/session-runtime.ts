@@ -15,6 +15,8 @@ export interface RuntimeEvents {
 }
 
 export interface RuntimeOptions {
+  /** Workspace quota in bytes (0: none). */
+  readonly quotaBytes: number;
   readonly idleMs: number;
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
   readonly hangMs: number;
@@ -81,6 +83,7 @@ export class SessionRuntime {
       sessionId: this.sessionId,
       workspaceRoot: this.workspaceRoot,
       network: this.network,
+      quotaBytes: this.options.quotaBytes,
     });
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {
@@ -221,14 +224,14 @@ export class SessionRuntime {
     this.begin();
     connection.listen(proc, {
       output: (stream, chunk) => (stream === 'stdout' ? stdout : stderr).write(chunk),
-      exit: (exitCode, signal) => {
+      exit: (exitCode, signal, reason) => {
         this.commandKillers.delete(killFromHost);
         stdout.end();
         stderr.end();
         cgroup?.remove();
         this.runningCommands--;
         this.armIdle();
-        resolveExit({ exitCode, signal });
+        resolveExit({ exitCode, signal, ...(reason ? { reason } : {}) });
       },
     });
     try {

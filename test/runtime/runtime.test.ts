@@ -17,7 +17,8 @@ describe.each(['auto', 'none'] as const)('session runtime (TOOLGATE_SANDBOX=%s)'
 
   it('starts on the first workspace call and reports itself to the admin', async () => {
     const s = await t.createSession({ profile: 'full' });
-    expect((await runtimeOf(s.id)).state).toBe('stopped');
+    // Creating a session starts nothing (a GET of the session would: it asks the runtime for the usage).
+    expect(t.app.services.runtimes.get(s.id)?.state ?? 'stopped').toBe('stopped');
     const run = await t.call(s, 'run_command', { command: 'printf hello > a.txt' });
     expect(run.status).toBe(200);
     const read = await t.call(s, 'read_file', { path: 'a.txt' });

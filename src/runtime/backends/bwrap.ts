@@ -26,7 +26,7 @@ export function bwrapRuntimeBackend(
     isolated: true,
     detail,
     start(request: RuntimeStart) {
-      const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true);
+      const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true, request.quotaBytes);
       const args = namespaceArgs(layout, request.workspaceRoot, env, { network: request.network });
       args.push('--ro-bind', node, NODE, '--ro-bind', bundle, BUNDLE, '--chdir', SANDBOX_WORKSPACE);
       args.push('--', NODE, '--max-semi-space-size=2', BUNDLE);

@@ -5,6 +5,7 @@ export const runtimeEnv = (
   shell: string,
   prlimit: string | undefined,
   processLimit: boolean,
+  quotaBytes: number,
 ): Record<string, string> => ({
   PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
   HOME: '/tmp',
@@ -13,4 +14,5 @@ export const runtimeEnv = (
   TOOLGATE_RUNTIME_SHELL: shell,
   TOOLGATE_RUNTIME_PRLIMIT: prlimit ?? '',
   TOOLGATE_RUNTIME_PROCESS_LIMIT: processLimit ? '1' : '0',
+  TOOLGATE_RUNTIME_QUOTA_BYTES: String(quotaBytes),
 });

@@ -7,6 +7,8 @@ export interface RuntimeStart {
   readonly workspaceRoot: string;
   /** The session may use the network (its commands share the host's network namespace). */
   readonly network: boolean;
+  /** Workspace quota in bytes (0: none), which the runtime holds commands to. */
+  readonly quotaBytes: number;
 }
 
 export interface RuntimeBackend {

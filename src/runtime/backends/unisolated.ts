@@ -15,7 +15,7 @@ export function unisolatedRuntimeBackend(
     isolated: false,
     detail,
     start(request: RuntimeStart) {
-      const env = runtimeEnv(request.workspaceRoot, shell, prlimit, false);
+      const env = runtimeEnv(request.workspaceRoot, shell, prlimit, false, request.quotaBytes);
       return spawn(process.execPath, ['--max-semi-space-size=2', bundle], {
         cwd: request.workspaceRoot,
         env,

@@ -8,6 +8,7 @@ import { toolgateError, fromFsError } from '../../core/errors.js';
 import { prlimitArgs } from '../../sandbox/runner/limits.js';
 import type { CommandOps, SpawnArgs } from '../ops/commands.js';
 import { reply, type Handlers, type OpContext } from './handler.js';
+import type { UsageTracker } from './usage.js';
 
 /** How long a killed command's output may take to drain before the streams are cut. */
 const KILL_GRACE_MS = 500;
@@ -17,13 +18,16 @@ export interface CommandSetup {
   readonly prlimit: string | undefined;
   /** RLIMIT_NPROC only means something inside a user namespace (see limits.ts). */
   readonly processLimit: boolean;
+  /** The workspace quota in bytes (0: none). Commands are held to it (see quota watch below). */
+  readonly quotaBytes: number;
+  readonly usage: UsageTracker;
 }
 
 interface Running {
   readonly child: ChildProcess;
   readonly pid: number;
   release(): void;
-  kill(): void;
+  kill(reason?: 'quota'): void;
 }
 
 /**
@@ -63,14 +67,34 @@ const killGroup = (pid: number) => {
 
 export function commandHandlers(setup: CommandSetup): { handlers: Handlers<CommandOps>; killAll(): void } {
   const running = new Map<number, Running>();
+  const { usage, quotaBytes } = setup;
+
+  // The quota watch: while commands run, rescan now and then; past the quota, every command is stopped.
+  let watch: NodeJS.Timeout | null = null;
+  const scheduleWatch = () => {
+    if (watch || quotaBytes === 0 || running.size === 0) return;
+    watch = setTimeout(() => {
+      void usage.scan().then((now) => {
+        watch = null;
+        if (now.bytes > quotaBytes) for (const entry of running.values()) entry.kill('quota');
+        scheduleWatch();
+      });
+    }, usage.watchInterval());
+  };
   const find = (proc: number): Running => {
     const entry = running.get(proc);
     if (!entry) throw toolgateError('NOT_FOUND', `No running process ${proc}`);
     return entry;
   };
 
-  function start(args: Parameters<Handlers<CommandOps>['spawn']>[0], cwd: string, ctx: OpContext): Running {
+  function start(
+    args: Parameters<Handlers<CommandOps>['spawn']>[0],
+    cwd: string,
+    ctx: OpContext,
+    quotaLimited: boolean,
+  ): Running {
     const [file, fileArgs] = commandLine(setup, args);
+    let killReason: 'quota' | undefined;
     const child = spawn(file, fileArgs, {
       cwd,
       env: args.env,
@@ -95,16 +119,30 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
     child.once('exit', (exitCode, signal) => {
       // A finished command leaves nothing behind in its group.
       killGroup(pid);
+      // What it wrote is not counted: the next usage read rescans.
+      usage.invalidate();
       const grace = killed.then(
         () => new Promise<'grace'>((r) => setTimeout(() => r('grace'), KILL_GRACE_MS)),
       );
-      void Promise.race([drained, grace]).then((won) => {
+      void Promise.race([drained, grace]).then(async (won) => {
         if (won === 'grace') {
           child.stdout!.destroy();
           child.stderr!.destroy();
         }
+        // Its file-size limit was the room left under the quota: if it (or a child, whose SIGXFSZ the shell
+        // reports as exit 128+25) hit it, or the workspace is now full, the quota is what stopped it.
+        if (quotaLimited && killReason === undefined) {
+          const full = (await usage.scan()).bytes >= quotaBytes;
+          if (signal === 'SIGXFSZ' || exitCode === 128 + 25 || full) killReason = 'quota';
+        }
         running.delete(args.proc);
-        ctx.send({ t: 'exit', proc: args.proc, exitCode, signal });
+        ctx.send({
+          t: 'exit',
+          proc: args.proc,
+          exitCode,
+          signal,
+          ...(killReason ? { reason: killReason } : {}),
+        });
       });
     });
     return {
@@ -114,7 +152,8 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
         if (!gate) return;
         gate.end('go\n');
       },
-      kill() {
+      kill(reason) {
+        if (reason) killReason ??= reason;
         killGroup(pid);
         killedAt?.();
       },
@@ -130,8 +169,20 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
       });
       if (!stat.isDirectory())
         throw toolgateError('NOT_A_DIRECTORY', `cwd ${cwd.relative} is not a directory`);
-      const entry = start(args, cwd.absolute, ctx);
+      // Under a quota, no single file may grow past the room that is left (RLIMIT_FSIZE): a `dd` that
+      // would fill the disk stops at the quota instead of somewhere past it.
+      let limited = args;
+      let quotaLimited = false;
+      if (quotaBytes > 0) {
+        const room = Math.max(0, quotaBytes - (await usage.current()).bytes);
+        if (room < args.limits.fileSizeBytes) {
+          limited = { ...args, limits: { ...args.limits, fileSizeBytes: room } };
+          quotaLimited = true;
+        }
+      }
+      const entry = start(limited, cwd.absolute, ctx, quotaLimited);
       running.set(args.proc, entry);
+      scheduleWatch();
       return reply({ pid: entry.pid, cwd: cwd.relative });
     },
     release({ proc }) {

@@ -124,12 +124,13 @@ export const fileHandlers: Handlers<FileOps> = {
     return reply({ relative: target.relative, sha256: sha256(bytes) });
   },
 
-  async writeFile({ path: input, mode }, payload, { paths }) {
+  async writeFile({ path: input, mode }, payload, { paths, usage }) {
     const target = await paths.resolve(input);
     if (target.relative === '.') throw toolgateError('NOT_A_FILE', 'Cannot write to the workspace root');
     const existing = await lstatOrNull(target.absolute);
     if (existing && !existing.isFile()) throw notRegular(target.relative, entryType(existing));
     const { created, stat } = await guard(target.relative, () => writeAtomic(target.absolute, payload, mode));
+    usage.adjust(stat.size - (existing?.size ?? 0), created ? 1 : 0);
     return reply({ relative: target.relative, created, stat: toFileStat(stat) });
   },
 
@@ -145,7 +146,7 @@ export const fileHandlers: Handlers<FileOps> = {
     return reply({ relative: target.relative, created: true });
   },
 
-  async remove({ path: input, recursive = false }, _payload, { paths }) {
+  async remove({ path: input, recursive = false }, _payload, { paths, usage }) {
     const target = await paths.resolve(input, { followFinalSymlink: false });
     if (target.relative === '.')
       throw toolgateError('PERMISSION_DENIED', 'The workspace root cannot be removed');
@@ -158,10 +159,12 @@ export const fileHandlers: Handlers<FileOps> = {
           : fs.rmdir(target.absolute)
         : fs.unlink(target.absolute),
     );
+    if (stat.isFile()) usage.adjust(-stat.size, -1);
+    else if (stat.isDirectory()) usage.invalidate();
     return reply({ relative: target.relative, existed: true });
   },
 
-  async rename({ from, to }, _payload, { paths }) {
+  async rename({ from, to }, _payload, { paths, usage }) {
     const source = await paths.resolve(from, { followFinalSymlink: false });
     const destination = await paths.resolve(to, { followFinalSymlink: false });
     if (source.relative === '.' || destination.relative === '.') {
@@ -169,7 +172,9 @@ export const fileHandlers: Handlers<FileOps> = {
     }
     await guard(destination.relative, async () => {
       await fs.mkdir(path.dirname(destination.absolute), { recursive: true });
+      const replaced = await lstatOrNull(destination.absolute);
       await fs.rename(source.absolute, destination.absolute);
+      if (replaced) usage.invalidate();
     });
     return reply({ from: source.relative, to: destination.relative });
   },
@@ -198,25 +203,12 @@ export const fileHandlers: Handlers<FileOps> = {
     });
   },
 
-  async usage(_args, _payload, { paths }) {
-    let bytes = 0;
-    let files = 0;
-    const walk = async (dir: string): Promise<void> => {
-      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-      for (const entry of entries) {
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.isFile()) {
-          files++;
-          bytes += (await fs.lstat(full).catch(() => ({ size: 0 }))).size;
-        }
-      }
-    };
-    await walk(paths.root);
-    return reply({ bytes, files });
+  async usage(_args, _payload, { usage }) {
+    return reply(await usage.current());
   },
 
-  async clear(_args, _payload, { paths }) {
+  async clear(_args, _payload, { paths, usage }) {
+    usage.invalidate();
     const entries = await fs.readdir(paths.root).catch(() => [] as string[]);
     for (const name of entries) await fs.rm(path.join(paths.root, name), { recursive: true, force: true });
     return reply({ removed: entries.length });

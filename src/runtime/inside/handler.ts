@@ -1,9 +1,12 @@
 // What an operation's implementation inside the runtime looks like.
 import type { FrameHeader } from '../protocol.js';
 import type { WorkspacePaths } from './paths.js';
+import type { UsageTracker } from './usage.js';
 
 export interface OpContext {
   readonly paths: WorkspacePaths;
+  /** Bytes and files in the workspace; handlers that change sizes tell it by how much. */
+  readonly usage: UsageTracker;
   /** Aborted when the service cancels the request (call timeout, client gone). */
   readonly signal: AbortSignal;
   /** Sends an unsolicited frame (process output and exits). */

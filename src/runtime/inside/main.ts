@@ -15,6 +15,7 @@ import { commandHandlers } from './commands.js';
 import { fileHandlers } from './files.js';
 import type { OpContext, Reply } from './handler.js';
 import { WorkspacePaths } from './paths.js';
+import { UsageTracker } from './usage.js';
 import { sourceHandlers } from './source.js';
 import { treeHandlers } from './tree.js';
 import { walkHandlers } from './walk.js';
@@ -25,7 +26,10 @@ console.info = console.error;
 
 const root = realpathSync(process.env.TOOLGATE_RUNTIME_ROOT ?? process.cwd());
 const paths = new WorkspacePaths(root);
+const usage = new UsageTracker(root);
 const commands = commandHandlers({
+  quotaBytes: Number(process.env.TOOLGATE_RUNTIME_QUOTA_BYTES ?? 0) || 0,
+  usage,
   shell: process.env.TOOLGATE_RUNTIME_SHELL ?? '/bin/sh',
   prlimit: process.env.TOOLGATE_RUNTIME_PRLIMIT || undefined,
   processLimit: process.env.TOOLGATE_RUNTIME_PROCESS_LIMIT === '1',
@@ -87,7 +91,7 @@ async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
   const controller = new AbortController();
   inFlight.set(request.id, controller);
   try {
-    const out = await handler(request.args, payload, { paths, signal: controller.signal, send });
+    const out = await handler(request.args, payload, { paths, usage, signal: controller.signal, send });
     send({ t: 'res', id: request.id, ok: true, result: out.result }, out.payload);
   } catch (err) {
     if (!isToolgateError(err)) console.error('runtime operation failed', request.op, err);

@@ -43,6 +43,8 @@ export interface ExitInfo {
   readonly exitCode: number | null;
   /** Signal name (SIGKILL, SIGXCPU, …) when the command was killed by one. */
   readonly signal: string | null;
+  /** Set when the runtime stopped the command itself: it pushed the workspace past its quota. */
+  readonly reason?: 'quota';
 }
 
 export interface SandboxedProcess {

@@ -19,7 +19,16 @@ export const JobSummary = Type.Object({
   signal: Nullable(Type.String({ description: 'Signal that ended the command (e.g. SIGKILL, SIGXCPU)' })),
   killReason: Nullable(
     Type.Enum(
-      ['timeout', 'idle_timeout', 'output_limit', 'killed', 'cancelled', 'session_deleted', 'shutdown'],
+      [
+        'timeout',
+        'idle_timeout',
+        'output_limit',
+        'killed',
+        'cancelled',
+        'session_deleted',
+        'shutdown',
+        'quota',
+      ],
       { description: 'Why toolgate stopped the command' },
     ),
   ),
