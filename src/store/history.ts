@@ -1,8 +1,13 @@
 // Previous versions of files changed by tools, for undo_edit: rows in SQLite, contents as blobs under
-// <dataDir>/history/<session>/. Bounded per file and per session (oldest changes dropped first).
+// <dataDir>/history/<session>/ (a deleted directory as one blob of its files' bytes plus a .tree.json).
+// Bounded per file and per session (oldest changes dropped first). The workspace side of every copy is
+// read and written through the session runtime: this store only touches its own data dir.
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { isToolgateError, toolgateError } from '../core/errors.js';
+import type { TreeEntry } from '../runtime/ops/tree.js';
+import type { Workspace } from '../runtime/workspace.js';
 import type { Db, Migration } from './db.js';
 
 export const historyMigrations: Migration[] = [
@@ -152,40 +157,113 @@ export class HistoryStore {
     this.insert.run({ ...entry, ...change, createdAt: Date.now() });
   }
 
-  /** Keeps a copy of what is at `absolute` now (nothing, a file, a symlink) before a change overwrites it. */
-  async snapshot(change: ChangeRef, relative: string, absolute: string): Promise<void> {
-    const stat = await fs.lstat(absolute).catch(() => undefined);
+  /**
+   * Keeps a copy of what is at `relative` now (nothing, a file, a symlink) before a change overwrites it.
+   * The workspace side is read through the session runtime; the copy is a blob in the data dir. A caller
+   * that has just read the file passes its bytes and mode, saving a second read.
+   */
+  async snapshot(
+    change: ChangeRef,
+    workspace: Workspace,
+    relative: string,
+    known?: { bytes: Uint8Array; mode: number | undefined },
+  ): Promise<void> {
     const base = { path: relative, blob: null, mode: null, linkTarget: null, movedTo: null, bytes: 0 };
-    if (!stat) return this.add(change, { ...base, kind: 'absent' });
-    if (stat.isSymbolicLink()) {
-      return this.add(change, { ...base, kind: 'symlink', linkTarget: await fs.readlink(absolute) });
+    let content = known;
+    if (!content) {
+      const { stat, linkTarget } = await workspace.stat(relative, { follow: false });
+      if (!stat) return this.add(change, { ...base, kind: 'absent' });
+      if (stat.type === 'symlink')
+        return this.add(change, { ...base, kind: 'symlink', linkTarget: linkTarget ?? '' });
+      if (stat.type !== 'file') throw new Error(`cannot snapshot ${relative}: not a file`);
+      const file = await workspace.readFile(relative, Number.MAX_SAFE_INTEGER, { followFinalSymlink: false });
+      content = { bytes: file.bytes, mode: file.stat.mode };
     }
-    if (!stat.isFile()) throw new Error(`cannot snapshot ${relative}: not a file`);
-    const blob = await this.newBlob(change.sessionId);
-    await fs.copyFile(absolute, this.blobPath(change.sessionId, blob), fs.constants.COPYFILE_FICLONE);
-    this.add(change, { ...base, kind: 'file', blob, mode: stat.mode & 0o7777, bytes: stat.size });
+    const blob = await this.writeBlob(change.sessionId, content.bytes);
+    this.add(change, {
+      ...base,
+      kind: 'file',
+      blob,
+      mode: content.mode ?? null,
+      bytes: content.bytes.length,
+    });
   }
 
-  /** Moves what is at `absolute` into the history (this is how files and directories are deleted). */
-  async stash(change: ChangeRef, relative: string, absolute: string): Promise<void> {
-    const stat = await fs.lstat(absolute);
-    const base = {
-      path: relative,
-      blob: null,
-      mode: stat.mode & 0o7777,
-      linkTarget: null,
-      movedTo: null,
-      bytes: 0,
-    };
-    if (stat.isSymbolicLink()) {
-      const linkTarget = await fs.readlink(absolute);
-      await fs.rm(absolute);
-      return this.add(change, { ...base, kind: 'symlink', linkTarget });
+  /** Moves what is at `relative` into the history: this is how files and directories are deleted. */
+  async stash(change: ChangeRef, workspace: Workspace, relative: string): Promise<void> {
+    const { stat, linkTarget } = await workspace.stat(relative, { follow: false });
+    if (!stat) throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${relative}`);
+    const base = { path: relative, blob: null, mode: stat.mode, linkTarget: null, movedTo: null, bytes: 0 };
+    if (stat.type === 'symlink') {
+      await workspace.remove(relative);
+      return this.add(change, { ...base, kind: 'symlink', linkTarget: linkTarget ?? '' });
     }
-    const blob = await this.newBlob(change.sessionId);
-    await moveAcrossDevices(absolute, this.blobPath(change.sessionId, blob));
-    const bytes = stat.isDirectory() ? await treeBytes(this.blobPath(change.sessionId, blob)) : stat.size;
-    this.add(change, { ...base, kind: stat.isDirectory() ? 'directory' : 'file', blob, bytes });
+    if (stat.type === 'directory') {
+      // Packed through the runtime; a tree larger than the whole history budget is deleted without a copy.
+      const packed = await workspace
+        .call('packTree', { path: relative, maxBytes: this.limits.sessionBytes })
+        .catch((err: unknown) => {
+          if (isToolgateError(err) && err.code === 'FILE_TOO_LARGE') return null;
+          throw err;
+        });
+      if (packed) {
+        const blob = await this.writeBlob(change.sessionId, packed.payload);
+        await fs.writeFile(this.treeFile(change.sessionId, blob), JSON.stringify(packed.result.entries), {
+          mode: 0o600,
+        });
+        await workspace.remove(relative, { recursive: true });
+        return this.add(change, { ...base, kind: 'directory', blob, bytes: packed.result.bytes });
+      }
+      await workspace.remove(relative, { recursive: true });
+      return;
+    }
+    if (stat.type !== 'file') {
+      // A FIFO, socket or device a command made: nothing to keep, it just goes.
+      await workspace.remove(relative);
+      return;
+    }
+    const file = await workspace.readFile(relative, Number.MAX_SAFE_INTEGER, { followFinalSymlink: false });
+    const blob = await this.writeBlob(change.sessionId, file.bytes);
+    await workspace.remove(relative);
+    this.add(change, { ...base, kind: 'file', blob, bytes: file.bytes.length });
+  }
+
+  /** The content of a file blob. */
+  readBlob(sessionId: string, blob: string): Promise<Buffer> {
+    return fs.readFile(this.blobPath(sessionId, blob));
+  }
+
+  /** Puts a kept entry (file, symlink or packed directory) back at its path in the workspace. */
+  async restoreInto(workspace: Workspace, sessionId: string, entry: HistoryEntry): Promise<void> {
+    if (entry.kind === 'directory' && entry.blob) {
+      const entries = JSON.parse(
+        await fs.readFile(this.treeFile(sessionId, entry.blob), 'utf8'),
+      ) as TreeEntry[];
+      await workspace.call(
+        'unpackTree',
+        { path: entry.path, entries },
+        await this.readBlob(sessionId, entry.blob),
+      );
+    } else if (entry.kind === 'symlink') {
+      await workspace.remove(entry.path);
+      await workspace.symlink(entry.linkTarget ?? '', entry.path);
+    } else if (entry.kind === 'file' && entry.blob) {
+      await workspace.writeFile(
+        entry.path,
+        await this.readBlob(sessionId, entry.blob),
+        entry.mode ?? undefined,
+      );
+    }
+  }
+
+  private treeFile(sessionId: string, blob: string): string {
+    return `${this.blobPath(sessionId, blob)}.tree.json`;
+  }
+
+  private async writeBlob(sessionId: string, bytes: Uint8Array): Promise<string> {
+    const blob = await this.newBlob(sessionId);
+    await fs.writeFile(this.blobPath(sessionId, blob), bytes, { mode: 0o600 });
+    return blob;
   }
 
   recordMove(change: ChangeRef, source: string, destination: string): void {
@@ -218,7 +296,9 @@ export class HistoryStore {
     const rows = this.byChange.all(sessionId, changeId) as Row[];
     this.deleteChange.run(sessionId, changeId);
     for (const row of rows) {
-      if (row.blob) await fs.rm(this.blobPath(sessionId, row.blob), { recursive: true, force: true });
+      if (!row.blob) continue;
+      await fs.rm(this.blobPath(sessionId, row.blob), { force: true });
+      await fs.rm(this.treeFile(sessionId, row.blob), { force: true });
     }
   }
 
@@ -248,22 +328,4 @@ export class HistoryStore {
   async removeSession(sessionId: string): Promise<void> {
     await fs.rm(path.join(this.dir, sessionId), { recursive: true, force: true });
   }
-}
-
-async function moveAcrossDevices(from: string, to: string): Promise<void> {
-  try {
-    await fs.rename(from, to);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-    await fs.cp(from, to, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true });
-    await fs.rm(from, { recursive: true, force: true });
-  }
-}
-
-async function treeBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += (await fs.lstat(path.join(entry.parentPath, entry.name))).size;
-  }
-  return total;
 }

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { commitWrites } from '../shared/file-commit.js';
+import { lockKey } from '../shared/file-guard.js';
 import { parseUnifiedDiff, planFile } from '../shared/patch-plan.js';
 
 const Input = Type.Object(
@@ -65,7 +66,7 @@ export default defineTool({
       ),
     );
     return ctx.services.fileLocks.run(
-      targets.map((t) => t.absolute),
+      targets.map((t) => lockKey(ctx, t.relative)),
       async () => {
         const plans = [];
         const expected = Object.fromEntries(
@@ -83,7 +84,7 @@ export default defineTool({
             `expected_sha256 names files the patch does not change: ${unknown.join(', ')}`,
           );
         }
-        const written = plans.flatMap((p) => p.writes.map((w) => w.target.absolute));
+        const written = plans.flatMap((p) => p.writes.map((w) => w.relative));
         if (new Set(written).size !== written.length) {
           throw toolgateError('PATCH_FAILED', 'The patch changes the same file more than once', {
             suggestion: 'Merge the hunks of each file under one ---/+++ header.',

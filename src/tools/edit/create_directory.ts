@@ -1,7 +1,5 @@
 // create_directory: make a directory and any missing parents; an existing directory is not an error.
-import { promises as fs } from 'node:fs';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 
 const Input = Type.Object(
@@ -23,20 +21,9 @@ export default defineTool({
   output: Output,
   examples: [{ path: 'src/utils' }],
   async execute(input, ctx) {
-    const target = await ctx.workspace.resolve(input.path);
-    const existing = await fs.stat(target.absolute).catch(() => undefined);
-    if (existing) {
-      if (!existing.isDirectory()) {
-        throw toolgateError('ALREADY_EXISTS', `${target.relative} exists and is not a directory`);
-      }
-      return { path: target.relative, created: false };
-    }
-    try {
-      await fs.mkdir(target.absolute, { recursive: true });
-    } catch (err) {
-      throw fromFsError(err, target.relative);
-    }
-    return { path: target.relative, created: true };
+    // The runtime checks, creates and answers in one operation (ALREADY_EXISTS for a file in the way).
+    const made = await ctx.workspace.mkdir(input.path);
+    return { path: made.relative, created: made.created };
   },
   render: (data) => `${data.created ? 'Created' : 'Already exists:'} ${data.path}/`,
 });

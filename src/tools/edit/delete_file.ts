@@ -1,10 +1,9 @@
 // delete_file: remove a file, symlink or (only with recursive) a non-empty directory. Nothing is
 // destroyed: the item is moved into the session's history so undo_edit can bring it back.
-import { promises as fs } from 'node:fs';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { checkFresh, changeRef, ExpectedSha256, hashFile } from '../shared/file-guard.js';
+import { checkFresh, changeRef, ExpectedSha256, lockKey } from '../shared/file-guard.js';
 
 const Input = Type.Object(
   {
@@ -38,33 +37,37 @@ export default defineTool({
     const target = await ctx.workspace.resolve(input.path, { followFinalSymlink: false });
     if (target.relative === '.')
       throw toolgateError('PERMISSION_DENIED', 'The workspace root cannot be deleted');
-    return ctx.services.fileLocks.run([target.absolute], async () => {
-      const stat = await fs.lstat(target.absolute).catch((err) => {
-        throw fromFsError(err, target.relative);
-      });
-      const type = stat.isSymbolicLink()
-        ? 'symlink'
-        : stat.isDirectory()
-          ? 'directory'
-          : stat.isFile()
-            ? 'file'
-            : 'other';
-      if (type === 'directory' && !input.recursive && (await fs.readdir(target.absolute)).length > 0) {
+    return ctx.services.fileLocks.run([lockKey(ctx, target.relative)], async () => {
+      const { stat } = await ctx.workspace.stat(target.relative, { follow: false });
+      if (!stat) {
+        throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${target.relative}`, {
+          suggestion: 'Check the path with list_directory or glob.',
+        });
+      }
+      const type = ['symlink', 'directory', 'file'].includes(stat.type)
+        ? (stat.type as 'symlink' | 'directory' | 'file')
+        : 'other';
+      if (
+        type === 'directory' &&
+        !input.recursive &&
+        (await ctx.workspace.readdir(target.relative)).entries.length > 0
+      ) {
         throw toolgateError('DIRECTORY_NOT_EMPTY', `${target.relative} is not empty`, {
           suggestion: 'Pass recursive: true to delete the directory and everything in it.',
         });
       }
       if (type === 'file')
-        checkFresh(ctx, target.relative, await hashFile(target.absolute), input.expected_sha256);
+        checkFresh(
+          ctx,
+          target.relative,
+          await ctx.workspace.hashFile(target.relative),
+          input.expected_sha256,
+        );
       else if (input.expected_sha256 !== undefined) {
         throw toolgateError('CONFLICT', `${target.relative} is a ${type}; expected_sha256 applies to files`);
       }
       const { history } = ctx.services;
-      try {
-        await history.stash(changeRef(ctx, 'delete_file'), target.relative, target.absolute);
-      } catch (err) {
-        throw fromFsError(err, target.relative);
-      }
+      await history.stash(changeRef(ctx, 'delete_file'), ctx.workspace, target.relative);
       ctx.services.fileReads.forget(ctx.session.id, target.relative);
       await history.prune(ctx.session.id, [target.relative]);
       return { path: target.relative, deleted: true, type };

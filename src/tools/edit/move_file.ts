@@ -1,12 +1,10 @@
 // move_file: rename a file, symlink or directory inside the workspace. Symlinks are moved as links,
 // never followed; an existing destination is replaced only with overwrite (and only if it is not a
 // directory). The move is one undo step.
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { changeRef, checkFresh, ExpectedSha256, hashFile } from '../shared/file-guard.js';
+import { changeRef, checkFresh, ExpectedSha256, lockKey } from '../shared/file-guard.js';
 
 const Input = Type.Object(
   {
@@ -41,57 +39,65 @@ export default defineTool({
     if (source.relative === '.' || destination.relative === '.') {
       throw toolgateError('BAD_REQUEST', 'The workspace root cannot be moved or replaced');
     }
-    if (destination.absolute === source.absolute)
+    if (destination.relative === source.relative)
       throw toolgateError('NO_CHANGES', 'source and destination are the same');
-    if (destination.absolute.startsWith(source.absolute + path.sep)) {
+    if (destination.relative.startsWith(`${source.relative}/`)) {
       throw toolgateError('BAD_REQUEST', `Cannot move ${source.relative} into itself`);
     }
-    return ctx.services.fileLocks.run([source.absolute, destination.absolute], async () => {
-      const sourceStat = await fs.lstat(source.absolute).catch((err) => {
-        throw fromFsError(err, source.relative);
-      });
-      if (input.expected_sha256 !== undefined) {
-        // Compare-and-swap on the file being moved (its content is what the caller vouches for).
-        const current = sourceStat.isFile() ? await hashFile(source.absolute) : undefined;
-        checkFresh(ctx, source.relative, current, input.expected_sha256);
-      }
-      const existing = await fs.lstat(destination.absolute).catch(() => undefined);
-      if (existing && (!input.overwrite || existing.isDirectory())) {
-        throw toolgateError('ALREADY_EXISTS', `${destination.relative} already exists`, {
-          suggestion: existing.isDirectory()
-            ? 'Directories are never overwritten; give the full new path, e.g. dir/name.'
-            : 'Pass overwrite: true to replace it, or choose another destination.',
+    const locks = [lockKey(ctx, source.relative), lockKey(ctx, destination.relative)];
+    return ctx.services.fileLocks.run(locks, async () => {
+      const sourceStat = (await ctx.workspace.stat(source.relative, { follow: false })).stat;
+      if (!sourceStat) {
+        throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${source.relative}`, {
+          suggestion: 'Check the path with list_directory or glob.',
         });
       }
-      if (existing?.isFile()) checkFresh(ctx, destination.relative, await hashFile(destination.absolute));
+      if (input.expected_sha256 !== undefined) {
+        // Compare-and-swap on the file being moved (its content is what the caller vouches for).
+        const current =
+          sourceStat.type === 'file' ? await ctx.workspace.hashFile(source.relative) : undefined;
+        checkFresh(ctx, source.relative, current, input.expected_sha256);
+      }
+      const existing = (await ctx.workspace.stat(destination.relative, { follow: false })).stat;
+      if (existing && (!input.overwrite || existing.type === 'directory')) {
+        throw toolgateError('ALREADY_EXISTS', `${destination.relative} already exists`, {
+          suggestion:
+            existing.type === 'directory'
+              ? 'Directories are never overwritten; give the full new path, e.g. dir/name.'
+              : 'Pass overwrite: true to replace it, or choose another destination.',
+        });
+      }
+      if (existing?.type === 'file') {
+        checkFresh(ctx, destination.relative, await ctx.workspace.hashFile(destination.relative));
+      }
       const { history, fileReads } = ctx.services;
       const change = changeRef(ctx, 'move_file');
       const known = fileReads.get(ctx.session.id, source.relative);
       try {
-        if (existing) await history.stash(change, destination.relative, destination.absolute);
-        await fs.mkdir(path.dirname(destination.absolute), { recursive: true });
-        await fs.rename(source.absolute, destination.absolute);
+        if (existing) await history.stash(change, ctx.workspace, destination.relative);
+        await ctx.workspace.rename(source.relative, destination.relative);
       } catch (err) {
         // Put a stashed destination back before forgetting the change: nothing may be lost.
         const stashed = history
           .latestChange(ctx.session.id, destination.relative)
           .find((e) => e.changeId === change.changeId);
-        if (stashed?.blob)
-          await fs.rename(history.blobPath(ctx.session.id, stashed.blob), destination.absolute);
+        if (stashed) await history.restoreInto(ctx.workspace, ctx.session.id, stashed).catch(() => undefined);
         await history.drop(ctx.session.id, change.changeId);
-        throw fromFsError(err, source.relative);
+        throw err;
       }
       history.recordMove(change, source.relative, destination.relative);
       fileReads.forget(ctx.session.id, source.relative);
       fileReads.forget(ctx.session.id, destination.relative);
       // The session knew the content before the move; it still does.
       if (known) {
-        const stat = await fs.lstat(destination.absolute);
-        fileReads.record(ctx.session.id, destination.relative, {
-          ...known,
-          mtimeMs: stat.mtimeMs,
-          size: stat.size,
-        });
+        const { stat } = await ctx.workspace.stat(destination.relative, { follow: false });
+        if (stat) {
+          fileReads.record(ctx.session.id, destination.relative, {
+            ...known,
+            mtimeMs: stat.mtimeMs,
+            size: stat.size,
+          });
+        }
       }
       await history.prune(ctx.session.id, [source.relative, destination.relative]);
       return {

@@ -1,14 +1,13 @@
 // undo_edit: restore the last change a tool made to a path (write, edit, patch, move, delete), from
 // the history kept on disk — also after a restart. A change that touched several files (apply_patch,
 // move_file) is undone as a whole; it is refused if one of those files was changed again since.
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { Type } from 'typebox';
 import type { ToolContext } from '../../core/context.js';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import type { HistoryEntry } from '../../store/history.js';
-import { hashFile, rememberFile } from '../shared/file-guard.js';
+import { lockKey, rememberFile } from '../shared/file-guard.js';
+import { sha256 } from '../shared/text.js';
 
 const Input = Type.Object(
   {
@@ -41,46 +40,46 @@ const conflict = (message: string) =>
   });
 
 async function restore(ctx: ToolContext, entry: HistoryEntry) {
-  const target = await ctx.workspace.resolve(entry.path, { followFinalSymlink: false });
-  const current = await fs.lstat(target.absolute).catch(() => undefined);
-  const blob = entry.blob ? ctx.services.history.blobPath(ctx.session.id, entry.blob) : '';
+  const { workspace } = ctx;
+  const target = await workspace.resolve(entry.path, { followFinalSymlink: false });
+  const current = (await workspace.stat(target.relative, { follow: false })).stat;
   ctx.services.fileReads.forget(ctx.session.id, target.relative);
+  const restored = { path: target.relative, action: 'restored' as const };
   switch (entry.kind) {
     case 'absent':
-      if (current?.isDirectory()) throw conflict(`${target.relative} is now a directory; not removing it`);
-      await fs.rm(target.absolute, { force: true });
+      if (current?.type === 'directory')
+        throw conflict(`${target.relative} is now a directory; not removing it`);
+      await workspace.remove(target.relative);
       return { path: target.relative, action: 'removed' as const };
     case 'moved': {
-      const moved = await ctx.workspace.resolve(entry.movedTo!, { followFinalSymlink: false });
+      const moved = await workspace.resolve(entry.movedTo!, { followFinalSymlink: false });
       if (current) throw conflict(`${target.relative} exists again; cannot move ${moved.relative} back`);
-      await fs.lstat(moved.absolute).catch(() => {
+      if (!(await workspace.stat(moved.relative, { follow: false })).stat) {
         throw conflict(`${moved.relative} no longer exists; cannot move it back`);
-      });
-      await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-      await fs.rename(moved.absolute, target.absolute);
+      }
+      await workspace.rename(moved.relative, target.relative);
       ctx.services.fileReads.forget(ctx.session.id, moved.relative);
       return { path: target.relative, action: 'moved_back' as const };
     }
     case 'directory':
       if (current)
         throw conflict(`${target.relative} exists again; not replacing it with the deleted directory`);
-      await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-      await fs.rename(blob, target.absolute);
-      return { path: target.relative, action: 'restored' as const };
+      await ctx.services.history.restoreInto(workspace, ctx.session.id, entry);
+      return restored;
     case 'symlink':
-      if (current?.isDirectory()) throw conflict(`${target.relative} is now a directory`);
-      await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-      await fs.rm(target.absolute, { force: true });
-      await fs.symlink(entry.linkTarget!, target.absolute);
-      return { path: target.relative, action: 'restored' as const };
-    case 'file':
-      if (current?.isDirectory()) throw conflict(`${target.relative} is now a directory`);
-      await fs.mkdir(path.dirname(target.absolute), { recursive: true });
-      if (entry.mode !== null) await fs.chmod(blob, entry.mode);
-      // rename is atomic: readers see the current file or the restored one.
-      await fs.rename(blob, target.absolute);
-      await rememberFile(ctx, target.relative, target.absolute, await hashFile(target.absolute));
-      return { path: target.relative, action: 'restored' as const };
+      if (current?.type === 'directory') throw conflict(`${target.relative} is now a directory`);
+      await ctx.services.history.restoreInto(workspace, ctx.session.id, entry);
+      return restored;
+    case 'file': {
+      if (current?.type === 'directory') throw conflict(`${target.relative} is now a directory`);
+      // A symlink now in the way is replaced, not written through.
+      if (current && current.type !== 'file') await workspace.remove(target.relative);
+      const bytes = await ctx.services.history.readBlob(ctx.session.id, entry.blob!);
+      // An atomic write inside the runtime: readers see the current file or the restored one.
+      const written = await workspace.writeFile(target.relative, bytes, entry.mode ?? undefined);
+      rememberFile(ctx, target.relative, written.stat, sha256(bytes));
+      return restored;
+    }
   }
 }
 
@@ -115,21 +114,24 @@ export default defineTool({
       }
     }
     const paths = entries.flatMap((e) => [e.path, e.movedTo ?? e.path]);
-    const absolute = await Promise.all(
-      paths.map(async (p) => (await ctx.workspace.resolve(p, { followFinalSymlink: false })).absolute),
+    const resolved = await Promise.all(
+      paths.map(async (p) => (await ctx.workspace.resolve(p, { followFinalSymlink: false })).relative),
     );
-    return ctx.services.fileLocks.run(absolute, async () => {
-      const restored = [];
-      // Newest first: a move that replaced a file is reversed before that file is put back.
-      for (const entry of [...entries].reverse()) restored.push(await restore(ctx, entry));
-      await history.drop(ctx.session.id, entries[0].changeId);
-      return {
-        path: target.relative,
-        undone: entries[0].tool,
-        changedAt: new Date(entries[0].createdAt).toISOString(),
-        restored,
-      };
-    });
+    return ctx.services.fileLocks.run(
+      resolved.map((relative) => lockKey(ctx, relative)),
+      async () => {
+        const restored = [];
+        // Newest first: a move that replaced a file is reversed before that file is put back.
+        for (const entry of [...entries].reverse()) restored.push(await restore(ctx, entry));
+        await history.drop(ctx.session.id, entries[0].changeId);
+        return {
+          path: target.relative,
+          undone: entries[0].tool,
+          changedAt: new Date(entries[0].createdAt).toISOString(),
+          restored,
+        };
+      },
+    );
   },
   render: (data) =>
     `Undid ${data.undone} from ${data.changedAt}: ` +

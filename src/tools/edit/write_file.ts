@@ -1,12 +1,11 @@
 // write_file: create or replace a file atomically (temp file + rename), creating parent directories,
 // keeping an existing file's mode and previous version (undo_edit), refusing to clobber unseen changes.
 // The workspace quota is checked in commitWrites.
-import { promises as fs } from 'node:fs';
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
+import { isToolgateError, toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { commitWrites } from '../shared/file-commit.js';
-import { checkFresh, ExpectedSha256, hashFile } from '../shared/file-guard.js';
+import { checkFresh, ExpectedSha256, lockKey } from '../shared/file-guard.js';
 
 const Input = Type.Object(
   {
@@ -46,16 +45,29 @@ export default defineTool({
     const target = await ctx.workspace.resolve(input.path);
     if (target.relative === '.') throw toolgateError('NOT_A_FILE', 'Cannot write to the workspace root');
     let created = false;
-    await ctx.services.fileLocks.run([target.absolute], async () => {
-      const existing = await fs.stat(target.absolute).catch(() => undefined);
-      if (existing && !existing.isFile()) {
-        throw toolgateError('NOT_A_FILE', `${target.relative} is not a regular file`, {
-          suggestion: 'Choose a file path.',
+    await ctx.services.fileLocks.run([lockKey(ctx, target.relative)], async () => {
+      // What is there now, in one runtime operation: its hash for the freshness check, its bytes for
+      // the history. Anything but a regular file is refused there (NOT_A_FILE).
+      const existing = await ctx.workspace
+        .readFile(target.relative, Number.MAX_SAFE_INTEGER)
+        .catch((err: unknown) => {
+          if (isToolgateError(err) && err.code === 'FILE_NOT_FOUND') return undefined;
+          if (isToolgateError(err) && err.code === 'NOT_A_FILE') {
+            throw toolgateError('NOT_A_FILE', `${target.relative} is not a regular file`, {
+              suggestion: 'Choose a file path.',
+            });
+          }
+          throw err;
         });
-      }
-      checkFresh(ctx, target.relative, existing && (await hashFile(target.absolute)), input.expected_sha256);
+      checkFresh(ctx, target.relative, existing?.sha256, input.expected_sha256);
       created = existing === undefined;
-      await commitWrites(ctx, 'write_file', [{ target, bytes: Buffer.from(input.content, 'utf8') }]);
+      await commitWrites(ctx, 'write_file', [
+        {
+          relative: target.relative,
+          bytes: Buffer.from(input.content, 'utf8'),
+          previous: existing && { bytes: existing.bytes, mode: existing.stat.mode },
+        },
+      ]);
     });
     return { path: target.relative, bytesWritten: bytes, created };
   },

@@ -1,20 +1,20 @@
-// Writes a file the safe way: keep the previous version in the history, write atomically, remember the
-// new state for read-before-write checks, and forget the history entry again if the write fails.
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
+// Writes a file the safe way: keep the previous version in the history, write atomically (inside the
+// session runtime), remember the new state for read-before-write checks, and put everything back if a
+// later write of the same change fails.
 import type { ToolContext } from '../../core/context.js';
-import { fromFsError } from '../../core/errors.js';
+import { fromFsError, isToolgateError } from '../../core/errors.js';
 import { checkWriteQuota } from '../../sandbox/quota.js';
-import type { ResolvedPath } from '../../sandbox/workspace.js';
-import { writeFileAtomic } from './atomic-write.js';
 import { changeRef, rememberFile } from './file-guard.js';
 import { sha256 } from './text.js';
 
 export interface PlannedWrite {
-  target: ResolvedPath;
+  /** Workspace-relative path, as resolved by the runtime. */
+  relative: string;
   /** New bytes, or null to delete the file. */
   bytes: Buffer | null;
   mode?: number;
+  /** What is there now, when the caller has just read it: saves the history a second read. */
+  previous?: { bytes: Uint8Array; mode: number | undefined };
 }
 
 /** Applies several writes as one change (one undo step); on failure restores what was already written. */
@@ -26,29 +26,28 @@ export async function commitWrites(
   const { history } = ctx.services;
   const change = changeRef(ctx, tool);
   for (const write of writes) {
-    if (write.bytes !== null) await checkWriteQuota(ctx, write.target, write.bytes.length);
+    if (write.bytes !== null) await checkWriteQuota(ctx, write.relative, write.bytes.length);
   }
   const done: PlannedWrite[] = [];
   try {
     for (const write of writes) {
       if (write.bytes === null) {
-        await history.stash(change, write.target.relative, write.target.absolute);
-        ctx.services.fileReads.forget(ctx.session.id, write.target.relative);
+        await history.stash(change, ctx.workspace, write.relative);
+        ctx.services.fileReads.forget(ctx.session.id, write.relative);
       } else {
-        await history.snapshot(change, write.target.relative, write.target.absolute);
-        await fs.mkdir(path.dirname(write.target.absolute), { recursive: true });
-        await writeFileAtomic(write.target.absolute, write.bytes, write.mode);
-        await rememberFile(ctx, write.target.relative, write.target.absolute, sha256(write.bytes));
+        await history.snapshot(change, ctx.workspace, write.relative, write.previous);
+        const written = await ctx.workspace.writeFile(write.relative, write.bytes, write.mode);
+        rememberFile(ctx, write.relative, written.stat, sha256(write.bytes));
       }
       done.push(write);
     }
   } catch (err) {
     await rollBack(ctx, change.changeId, done);
-    throw fromFsError(err, writes[done.length]?.target.relative ?? '.');
+    throw isToolgateError(err) ? err : fromFsError(err, writes[done.length]?.relative ?? '.');
   }
   await history.prune(
     ctx.session.id,
-    writes.map((w) => w.target.relative),
+    writes.map((w) => w.relative),
   );
 }
 
@@ -57,18 +56,12 @@ async function rollBack(ctx: ToolContext, changeId: string, done: readonly Plann
   const { history } = ctx.services;
   for (const write of [...done].reverse()) {
     const entry = history
-      .latestChange(ctx.session.id, write.target.relative)
-      .find((e) => e.changeId === changeId && e.path === write.target.relative);
+      .latestChange(ctx.session.id, write.relative)
+      .find((e) => e.changeId === changeId && e.path === write.relative);
     if (!entry) continue;
-    if (entry.kind === 'absent') await fs.rm(write.target.absolute, { force: true });
-    else if (entry.blob) {
-      const blob = history.blobPath(ctx.session.id, entry.blob);
-      await fs.rm(write.target.absolute, { force: true, recursive: true });
-      await fs
-        .rename(blob, write.target.absolute)
-        .catch(() => fs.cp(blob, write.target.absolute, { recursive: true }));
-    }
-    ctx.services.fileReads.forget(ctx.session.id, write.target.relative);
+    if (entry.kind === 'absent') await ctx.workspace.remove(write.relative).catch(() => undefined);
+    else await history.restoreInto(ctx.workspace, ctx.session.id, entry).catch(() => undefined);
+    ctx.services.fileReads.forget(ctx.session.id, write.relative);
   }
   await history.drop(ctx.session.id, changeId);
 }

@@ -2,11 +2,10 @@
 // last saw it (read_file, or its own last write): else 409 FILE_CHANGED_SINCE_READ. Whether a file the
 // session never read may be changed is the session's `metadata.requireReadBeforeEdit` (default false:
 // allowed). `expected_sha256` is an explicit compare-and-swap on top of that.
-import { createReadStream, promises as fs } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { Type } from 'typebox';
 import type { ToolContext } from '../../core/context.js';
 import { toolgateError } from '../../core/errors.js';
+import type { FileStat } from '../../runtime/ops/index.js';
 import type { ChangeRef } from '../../store/history.js';
 
 export const ExpectedSha256 = Type.Optional(
@@ -53,22 +52,18 @@ export function checkFresh(
   }
 }
 
-export async function hashFile(absolute: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(absolute)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /** Remembers a file's state as known to the session (after it read or wrote it). */
-export async function rememberFile(
+export function rememberFile(
   ctx: ToolContext,
   relative: string,
-  absolute: string,
+  stat: Pick<FileStat, 'mtimeMs' | 'size'>,
   sha256: string,
-): Promise<void> {
-  const stat = await fs.stat(absolute);
+): void {
   ctx.services.fileReads.record(ctx.session.id, relative, { sha256, mtimeMs: stat.mtimeMs, size: stat.size });
 }
+
+/** Locks are per session and relative path: two sessions never share a file. */
+export const lockKey = (ctx: ToolContext, relative: string): string => `${ctx.session.id}\0${relative}`;
 
 export const changeRef = (ctx: ToolContext, tool: string): ChangeRef => ({
   sessionId: ctx.session.id,

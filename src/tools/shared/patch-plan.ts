@@ -4,13 +4,17 @@
 import { applyPatch, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
 import type { ToolContext } from '../../core/context.js';
 import { toolgateError } from '../../core/errors.js';
-import type { ResolvedPath } from '../../sandbox/workspace.js';
 import type { PlannedWrite } from './file-commit.js';
 import { checkFresh } from './file-guard.js';
 import { closestRegion } from './similarity.js';
-import { encodeText, loadTextFile, toLf, type TextFile } from './text-file.js';
+import { encodeText, loadTextFile, toLf } from './text-file.js';
 
 export type PatchStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+
+/** A path as the runtime resolved it. */
+interface ResolvedPath {
+  relative: string;
+}
 
 export interface FilePlan {
   status: PatchStatus;
@@ -75,8 +79,8 @@ function hunkFailure(text: string, file: StructuredPatch, relative: string): nev
 const count = (file: StructuredPatch, sign: string) =>
   file.hunks.reduce((n, h) => n + h.lines.filter((l) => l[0] === sign).length, 0);
 
-async function load(ctx: ToolContext, target: ResolvedPath, expected?: string): Promise<TextFile> {
-  const file = await loadTextFile(target, ctx.limits.editMaxBytes);
+async function load(ctx: ToolContext, target: ResolvedPath, expected?: string) {
+  const file = await loadTextFile(ctx.workspace, target.relative, ctx.limits.editMaxBytes);
   checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, expected);
   return file;
 }
@@ -111,7 +115,7 @@ export async function planFile(
       `The patch changes ${(from ?? target).relative}, which does not exist`,
     );
   }
-  if (status === 'renamed' && (await loadTextFile(target, ctx.limits.editMaxBytes)).exists) {
+  if (status === 'renamed' && (await ctx.workspace.stat(target.relative, { follow: false })).stat) {
     throw toolgateError('ALREADY_EXISTS', `The patch renames onto ${target.relative}, which already exists`);
   }
   const result = patch.hunks.length ? applyPatch(source.text, patch) : source.text;
@@ -126,14 +130,15 @@ export async function planFile(
     );
   }
   const bytes = encodeText(source, result);
+  const previous = source.raw ? { bytes: source.raw, mode: source.mode } : undefined;
   const writes: PlannedWrite[] =
     status === 'deleted'
-      ? [{ target, bytes: null }]
+      ? [{ relative: target.relative, bytes: null }]
       : status === 'renamed'
         ? [
-            { target: from!, bytes: null },
-            { target, bytes, mode: source.mode },
+            { relative: from!.relative, bytes: null },
+            { relative: target.relative, bytes, mode: source.mode },
           ]
-        : [{ target, bytes, mode: source.mode }];
+        : [{ relative: target.relative, bytes, mode: source.mode, previous }];
   return { status, target, from, additions: count(patch, '+'), deletions: count(patch, '-'), writes };
 }

@@ -7,7 +7,7 @@ import { isToolgateError, toolgateError } from '../../core/errors.js';
 import { applyEdit, type Edit } from './apply-edit.js';
 import { STRATEGY_NAMES, type StrategyName } from './edit-strategies.js';
 import { commitWrites } from './file-commit.js';
-import { checkFresh } from './file-guard.js';
+import { checkFresh, lockKey } from './file-guard.js';
 import { encodeText, loadTextFile, toLf } from './text-file.js';
 import { sha256 } from './text.js';
 
@@ -67,8 +67,8 @@ function withEditIndex<T>(index: number, count: number, apply: () => T): T {
 export async function runTextEdits(ctx: ToolContext, tool: string, request: TextEditRequest) {
   const target = await ctx.workspace.resolve(request.path);
   if (target.relative === '.') throw toolgateError('NOT_A_FILE', 'The workspace root is a directory');
-  return ctx.services.fileLocks.run([target.absolute], async () => {
-    const file = await loadTextFile(target, ctx.limits.editMaxBytes);
+  return ctx.services.fileLocks.run([lockKey(ctx, target.relative)], async () => {
+    const file = await loadTextFile(ctx.workspace, target.relative, ctx.limits.editMaxBytes);
     if (!file.exists && request.edits[0].old_string !== '') {
       throw toolgateError('FILE_NOT_FOUND', `No such file: ${target.relative}`, {
         suggestion: 'Create it with write_file, or with edit_file and an empty old_string.',
@@ -96,7 +96,8 @@ export async function runTextEdits(ctx: ToolContext, tool: string, request: Text
     });
     const bytes = encodeText(file, text);
     if (!request.dry_run) {
-      await commitWrites(ctx, tool, [{ target, bytes, mode: file.mode }]);
+      const previous = file.raw ? { bytes: file.raw, mode: file.mode } : undefined;
+      await commitWrites(ctx, tool, [{ relative: target.relative, bytes, mode: file.mode, previous }]);
     }
     return {
       path: target.relative,

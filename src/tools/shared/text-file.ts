@@ -1,8 +1,7 @@
 // A text file as the edit tools see it: BOM stripped, CRLF turned into LF for matching, and the
 // original encoding details kept so the result is written back the way the file was (BOM, CRLF, mode).
-import { promises as fs } from 'node:fs';
-import { fromFsError, toolgateError } from '../../core/errors.js';
-import type { ResolvedPath } from '../../sandbox/workspace.js';
+import { isToolgateError, toolgateError } from '../../core/errors.js';
+import type { Workspace } from '../../runtime/workspace.js';
 import { looksBinary, sha256, UTF8_BOM } from './text.js';
 
 export interface TextFile {
@@ -50,27 +49,33 @@ export function decodeText(bytes: Buffer, displayPath: string, mode?: number): T
   };
 }
 
-/** Reads a file for editing, enforcing the size cap; a missing file gives MISSING_FILE. */
-export async function loadTextFile(target: ResolvedPath, maxBytes: number): Promise<TextFile> {
-  const stat = await fs.stat(target.absolute).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
-    throw fromFsError(err, target.relative);
+/**
+ * Reads a file for editing through the runtime, enforcing the size cap; a missing file gives MISSING_FILE.
+ * The raw bytes come back too (for the history snapshot).
+ */
+export async function loadTextFile(
+  workspace: Workspace,
+  relative: string,
+  maxBytes: number,
+): Promise<TextFile & { raw?: Buffer }> {
+  // One runtime operation: a missing file, a directory or FIFO, and the size cap all come back from it.
+  const file = await workspace.readFile(relative, maxBytes).catch((err: unknown) => {
+    if (!isToolgateError(err)) throw err;
+    if (err.code === 'FILE_NOT_FOUND') return null;
+    if (err.code === 'FILE_TOO_LARGE') {
+      throw toolgateError(
+        'FILE_TOO_LARGE',
+        `${relative} is larger than the edit limit of ${maxBytes} bytes`,
+        {
+          suggestion: 'Split the file, or replace it whole with write_file.',
+          details: err.details,
+        },
+      );
+    }
+    throw err;
   });
-  if (!stat) return MISSING_FILE;
-  if (!stat.isFile()) throw toolgateError('NOT_A_FILE', `${target.relative} is not a regular file`);
-  if (stat.size > maxBytes) {
-    throw toolgateError(
-      'FILE_TOO_LARGE',
-      `${target.relative} is ${stat.size} bytes; the edit limit is ${maxBytes}`,
-      {
-        suggestion: 'Split the file, or replace it whole with write_file.',
-      },
-    );
-  }
-  const bytes = await fs.readFile(target.absolute).catch((err) => {
-    throw fromFsError(err, target.relative);
-  });
-  return decodeText(bytes, target.relative, stat.mode & 0o7777);
+  if (!file) return MISSING_FILE;
+  return { ...decodeText(file.bytes, relative, file.stat.mode), raw: file.bytes };
 }
 
 /** Edit strings may arrive with CRLF from some clients; matching happens on LF text. */
