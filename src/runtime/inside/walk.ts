@@ -1,5 +1,205 @@
-// Handlers for the WalkOps group (see ../ops/walk.ts).
-import type { WalkOps } from '../ops/walk.js';
-import type { Handlers } from './handler.js';
+// The walks behind list_directory, glob, grep and file_info, inside the runtime. Symlinks are never
+// followed; FIFOs, sockets and devices are listed as "other" and never opened.
+import { createHash } from 'node:crypto';
+import { constants, promises as fs, type Dirent } from 'node:fs';
+import path from 'node:path';
+import fg from 'fast-glob';
+import picomatch from 'picomatch';
+import { fromFsError, toolgateError } from '../../core/errors.js';
+import type { FileScan, ListedEntry, ListedType, WalkOps } from '../ops/walk.js';
+import { GitignoreFilter } from './gitignore.js';
+import { ripgrepAvailable, runGrep } from './grep/select.js';
+import { reply, type Handlers } from './handler.js';
+import { looksBinary } from '../../text/text.js';
 
-export const walkHandlers: Handlers<WalkOps> = {};
+const typeOf = (entry: Dirent): ListedType =>
+  entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : 'other';
+
+const directoryStat = async (absolute: string, relative: string) => {
+  const stat = await fs.stat(absolute).catch((err) => {
+    throw fromFsError(err, relative);
+  });
+  if (!stat.isDirectory()) {
+    throw toolgateError('NOT_A_DIRECTORY', `${relative} is not a directory`, {
+      suggestion: 'Use read_file.',
+    });
+  }
+};
+
+/** Whether rg runs here: asked once per runtime. */
+let ripgrep: Promise<boolean> | undefined;
+
+/** One pass over a regular file through its descriptor: hash, line breaks, binary, BOM. */
+async function scanFile(handle: fs.FileHandle, signal: AbortSignal): Promise<FileScan> {
+  const hash = createHash('sha256');
+  const scan = { binary: false, newlines: 0, crlf: 0, endsWithNewline: false, bom: false };
+  let previous = -1;
+  let first = true;
+  for await (const raw of handle.createReadStream({ highWaterMark: 1024 * 1024, signal, autoClose: false })) {
+    const chunk = raw as Buffer;
+    hash.update(chunk);
+    if (first) {
+      scan.binary = looksBinary(chunk);
+      scan.bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+      first = false;
+    }
+    if (scan.binary) continue;
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
+      scan.newlines++;
+      if ((at > 0 ? chunk[at - 1] : previous) === 13) scan.crlf++;
+    }
+    if (chunk.length) {
+      previous = chunk[chunk.length - 1];
+      scan.endsWithNewline = previous === 10;
+    }
+  }
+  return { ...scan, sha256: hash.digest('hex') };
+}
+
+export const walkHandlers: Handlers<WalkOps> = {
+  async listDirectory({ path: input, depth, ignore, heavy, max }, _payload, { paths, signal }) {
+    const root = await paths.resolve(input);
+    await directoryStat(root.absolute, root.relative);
+    const ignored = ignore.length ? picomatch(ignore, { dot: true }) : () => false;
+    const heavyNames = new Set(heavy);
+    const entries: ListedEntry[] = [];
+    const skipped: string[] = [];
+    let truncated = false;
+    // Breadth-first so a cap keeps the top of the tree rather than one deep branch.
+    let level: string[] = [root.absolute];
+    for (let d = 1; d <= depth && level.length && !truncated; d++) {
+      const nextLevel: string[] = [];
+      for (const dir of level) {
+        if (signal.aborted) throw toolgateError('TIMEOUT', 'The listing was cancelled');
+        const children = await fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
+        children.sort((a, b) => a.name.localeCompare(b.name));
+        for (const child of children) {
+          const full = path.join(dir, child.name);
+          const relative = paths.toRelative(full);
+          if (ignored(relative) || ignored(child.name)) continue;
+          if (entries.length >= max) {
+            truncated = true;
+            break;
+          }
+          const type = typeOf(child);
+          const size = type === 'file' ? (await fs.lstat(full).catch(() => ({ size: 0 }))).size : 0;
+          entries.push({ path: relative, type, size });
+          if (type === 'directory') {
+            if (heavyNames.has(child.name)) skipped.push(relative);
+            else nextLevel.push(full);
+          }
+        }
+        if (truncated) break;
+      }
+      level = nextLevel;
+    }
+    return reply({ relative: root.relative, entries, truncated, skipped });
+  },
+
+  async glob({ path: input, pattern, includeIgnored }, _payload, { paths, signal }) {
+    const dir = await paths.resolve(input);
+    await directoryStat(dir.absolute, dir.relative);
+    const entries = await fg(pattern, {
+      cwd: dir.absolute,
+      dot: true,
+      onlyFiles: true,
+      followSymbolicLinks: false,
+      baseNameMatch: true,
+      objectMode: true,
+      stats: true,
+      suppressErrors: true,
+      ignore: ['**/.git/**'],
+    });
+    if (signal.aborted) throw toolgateError('TIMEOUT', 'The search was cancelled');
+    const gitignore = includeIgnored ? undefined : new GitignoreFilter(paths.root, dir.absolute);
+    const found: { path: string; mtimeMs: number }[] = [];
+    for (const entry of entries) {
+      const absolute = path.join(dir.absolute, entry.path);
+      if (gitignore?.ignoredFile(absolute)) continue;
+      let mtimeMs = entry.stats?.mtimeMs ?? 0;
+      if (entry.dirent.isSymbolicLink()) {
+        const real = await fs.realpath(absolute).catch(() => undefined);
+        if (!real || !paths.contains(real)) continue;
+        const target = await fs.stat(real).catch(() => undefined);
+        if (!target?.isFile()) continue;
+        mtimeMs = target.mtimeMs;
+      }
+      found.push({ path: paths.toRelative(absolute), mtimeMs });
+    }
+    return reply({ relative: dir.relative, found });
+  },
+
+  async grep(args, _payload, { paths, signal }) {
+    const target = await paths.resolve(args.path);
+    const stat = await fs.stat(target.absolute).catch(() => null);
+    if (!stat) throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${target.relative}`);
+    ripgrep ??= ripgrepAvailable();
+    const hasRipgrep = await ripgrep;
+    if (args.engine === 'ripgrep' && !hasRipgrep) {
+      throw toolgateError('TOOL_FAILED', 'ripgrep is not installed here', {
+        suggestion: 'Use engine: "auto".',
+      });
+    }
+    // A FIFO, socket or device is never searched (opening one could block).
+    if (!stat.isDirectory() && !stat.isFile()) {
+      return reply({
+        relative: target.relative,
+        hits: [],
+        capped: false,
+        engine: hasRipgrep && args.engine !== 'javascript' ? 'ripgrep' : 'javascript',
+      });
+    }
+    const result = await runGrep(
+      {
+        pattern: args.pattern,
+        fixedStrings: args.fixedStrings,
+        caseInsensitive: args.caseInsensitive,
+        multiline: args.multiline,
+        context: args.context,
+        globs: args.globs,
+        workspaceRoot: paths.root,
+        searchPath: target.absolute,
+        maxHits: args.maxHits,
+        signal,
+      },
+      args.engine,
+      hasRipgrep,
+    ).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT')
+        throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${target.relative}`);
+      if (signal.aborted) throw toolgateError('TIMEOUT', 'The search was cancelled');
+      throw err;
+    });
+    return reply({ relative: target.relative, ...result });
+  },
+
+  async fileInfo({ path: input }, _payload, { paths, signal }) {
+    const target = await paths.resolve(input, { followFinalSymlink: false });
+    const stat = await fs.lstat(target.absolute).catch((err) => {
+      throw fromFsError(err, target.relative);
+    });
+    const base = {
+      relative: target.relative,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      mode: stat.mode & 0o7777,
+    };
+    if (stat.isSymbolicLink()) {
+      const real = await fs.realpath(target.absolute).catch(() => undefined);
+      const linkTarget = real && paths.contains(real) ? paths.toRelative(real) : null;
+      return reply({ ...base, type: 'symlink' as const, linkTarget });
+    }
+    if (stat.isDirectory()) return reply({ ...base, type: 'directory' as const, size: 0 });
+    if (!stat.isFile()) return reply({ ...base, type: 'other' as const });
+    const handle = await fs.open(target.absolute, constants.O_RDONLY | constants.O_NONBLOCK).catch((err) => {
+      throw fromFsError(err, target.relative);
+    });
+    try {
+      const now = await handle.stat();
+      if (!now.isFile()) return reply({ ...base, type: 'other' as const });
+      return reply({ ...base, type: 'file' as const, scan: await scanFile(handle, signal) });
+    } finally {
+      await handle.close();
+    }
+  },
+};

@@ -1,2 +1,75 @@
-// Walks of the workspace: list_directory, glob and grep run inside the runtime (ripgrep too).
-export interface WalkOps {}
+// Walks of the workspace, run inside the runtime: list_directory, glob, grep (ripgrep too) and
+// file_info's scan. Each is one operation, so a walk costs one round trip, not one per entry.
+
+export type ListedType = 'file' | 'directory' | 'symlink' | 'other';
+
+export interface ListedEntry {
+  readonly path: string;
+  readonly type: ListedType;
+  readonly size: number;
+}
+
+export interface GrepHit {
+  /** Workspace-relative. */
+  readonly path: string;
+  readonly line: number;
+  /** The matching line (several lines for a multiline match), without its line terminator. */
+  readonly text: string;
+  /** True for a context line around a match. */
+  readonly context: boolean;
+}
+
+export type EngineChoice = 'auto' | 'ripgrep' | 'javascript';
+export type EngineName = 'ripgrep' | 'javascript';
+
+export interface GrepArgs {
+  readonly path: string;
+  readonly pattern: string;
+  readonly fixedStrings: boolean;
+  readonly caseInsensitive: boolean;
+  readonly multiline: boolean;
+  readonly context: number;
+  readonly globs: string[];
+  readonly maxHits: number;
+  readonly engine: EngineChoice;
+}
+
+export interface FileScan {
+  readonly sha256: string;
+  readonly binary: boolean;
+  readonly newlines: number;
+  readonly crlf: number;
+  readonly endsWithNewline: boolean;
+  readonly bom: boolean;
+}
+
+export interface WalkOps {
+  /** Breadth-first listing to `depth`, `heavy` directories listed but not entered, at most `max` entries. */
+  listDirectory: {
+    args: { path: string; depth: number; ignore: string[]; heavy: string[]; max: number };
+    result: { relative: string; entries: ListedEntry[]; truncated: boolean; skipped: string[] };
+  };
+  /** Every file matching the pattern under `path` (with mtimes), .gitignore applied unless told not to. */
+  glob: {
+    args: { path: string; pattern: string; includeIgnored: boolean };
+    result: { relative: string; found: { path: string; mtimeMs: number }[] };
+  };
+  grep: {
+    args: GrepArgs;
+    result: { relative: string; hits: GrepHit[]; capped: boolean; engine: EngineName };
+  };
+  /** lstat plus, for a regular file, one pass over its bytes (hash, lines, binary, BOM). */
+  fileInfo: {
+    args: { path: string };
+    result: {
+      relative: string;
+      type: ListedType;
+      size: number;
+      mtimeMs: number;
+      mode: number;
+      /** Symlinks: the target's relative path when it is inside the workspace, else null. */
+      linkTarget?: string | null;
+      scan?: FileScan;
+    };
+  };
+}

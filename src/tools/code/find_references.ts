@@ -6,7 +6,7 @@ import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { ReferenceKindSchema, type FileSummary } from '../../code/schema.js';
 import { SymbolResolver } from '../../code/symbol-resolver.js';
-import { cutLine } from '../shared/text.js';
+import { cutLine } from '../../text/text.js';
 import {
   codeSnapshot,
   definitionLine,

@@ -6,7 +6,8 @@ import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import { commitWrites } from '../shared/file-commit.js';
 import { lockKey } from '../shared/file-guard.js';
-import { parseUnifiedDiff, planFile } from '../shared/patch-plan.js';
+import { parseUnifiedDiff } from '../../text/patch.js';
+import { planFile } from '../shared/patch-plan.js';
 
 const Input = Type.Object(
   {

@@ -103,7 +103,7 @@ export default defineTool({
       return {
         source: source.relative,
         destination: destination.relative,
-        overwritten: existing !== undefined,
+        overwritten: existing !== null,
       };
     });
   },

@@ -7,7 +7,7 @@ import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import type { HistoryEntry } from '../../store/history.js';
 import { lockKey, rememberFile } from '../shared/file-guard.js';
-import { sha256 } from '../shared/text.js';
+import { sha256 } from '../../text/text.js';
 
 const Input = Type.Object(
   {

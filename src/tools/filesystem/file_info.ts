@@ -1,13 +1,9 @@
 // file_info: what a path is (type, size, times, mode), and for files: line count, binary or text, media
 // type, BOM and line endings, and the SHA-256 write tools accept as expected_sha256. Streams the file once.
-import { createReadStream, promises as fs } from 'node:fs';
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Type } from 'typebox';
-import { fromFsError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { mimeType } from '../shared/mime.js';
-import { looksBinary } from '../shared/text.js';
+import { mimeType } from '../../text/mime.js';
 
 const Input = Type.Object(
   { path: Type.String({ minLength: 1, description: 'File or directory, relative to the workspace root' }) },
@@ -35,41 +31,6 @@ const Output = Type.Object({
   ),
 });
 
-interface Scan {
-  sha256: string;
-  binary: boolean;
-  newlines: number;
-  crlf: number;
-  endsWithNewline: boolean;
-  bom: boolean;
-}
-
-async function scanFile(absolute: string, signal: AbortSignal): Promise<Scan> {
-  const hash = createHash('sha256');
-  const scan = { binary: false, newlines: 0, crlf: 0, endsWithNewline: false, bom: false };
-  let previous = -1;
-  let first = true;
-  for await (const raw of createReadStream(absolute, { highWaterMark: 1024 * 1024, signal })) {
-    const chunk = raw as Buffer;
-    hash.update(chunk);
-    if (first) {
-      scan.binary = looksBinary(chunk);
-      scan.bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
-      first = false;
-    }
-    if (scan.binary) continue;
-    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) {
-      scan.newlines++;
-      if ((at > 0 ? chunk[at - 1] : previous) === 13) scan.crlf++;
-    }
-    if (chunk.length) {
-      previous = chunk[chunk.length - 1];
-      scan.endsWithNewline = previous === 10;
-    }
-  }
-  return { ...scan, sha256: hash.digest('hex') };
-}
-
 export default defineTool({
   name: 'file_info',
   category: 'filesystem',
@@ -82,15 +43,14 @@ export default defineTool({
   output: Output,
   examples: [{ path: 'package.json' }],
   async execute(input, ctx) {
-    const target = await ctx.workspace.resolve(input.path, { followFinalSymlink: false });
-    const stat = await fs.lstat(target.absolute).catch((err) => {
-      throw fromFsError(err, target.relative);
-    });
+    // lstat and, for a regular file, one pass over its bytes, in the session runtime. A FIFO, socket or
+    // device is described (type "other") and never opened.
+    const info = (await ctx.workspace.call('fileInfo', { path: input.path })).result;
     const base = {
-      path: target.relative,
-      size: stat.size,
-      modifiedAt: stat.mtime.toISOString(),
-      mode: (stat.mode & 0o7777).toString(8).padStart(4, '0'),
+      path: info.relative,
+      size: info.size,
+      modifiedAt: new Date(info.mtimeMs).toISOString(),
+      mode: info.mode.toString(8).padStart(4, '0'),
       lines: null,
       binary: false,
       mime: null,
@@ -98,14 +58,12 @@ export default defineTool({
       bom: false,
       lineEndings: 'none' as const,
     };
-    if (stat.isSymbolicLink()) {
-      const real = await fs.realpath(target.absolute).catch(() => undefined);
-      const linkTarget = real && ctx.workspace.contains(real) ? ctx.workspace.toRelative(real) : null;
-      return { ...base, type: 'symlink' as const, linkTarget };
-    }
-    if (stat.isDirectory()) return { ...base, type: 'directory' as const, size: 0 };
-    if (!stat.isFile()) return { ...base, type: 'other' as const };
-    const scan = await scanFile(target.absolute, ctx.signal);
+    if (info.type === 'symlink')
+      return { ...base, type: 'symlink' as const, linkTarget: info.linkTarget ?? null };
+    if (info.type === 'directory') return { ...base, type: 'directory' as const, size: 0 };
+    if (info.type !== 'file' || !info.scan) return { ...base, type: 'other' as const };
+    const { scan } = info;
+    const stat = { size: info.size };
     const lines = scan.binary
       ? null
       : scan.newlines + (stat.size > (scan.bom ? 3 : 0) && !scan.endsWithNewline ? 1 : 0);
@@ -122,7 +80,7 @@ export default defineTool({
       type: 'file' as const,
       lines,
       binary: scan.binary,
-      mime: mimeType(path.basename(target.absolute), scan.binary),
+      mime: mimeType(path.posix.basename(info.relative), scan.binary),
       sha256: scan.sha256,
       bom: scan.bom,
       lineEndings,

@@ -1,12 +1,8 @@
 // glob: find files by name pattern (fast-glob), newest first, respecting .gitignore, never following
 // symlinks: a symlinked directory is not entered and a symlink pointing outside the workspace is left out.
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import fg from 'fast-glob';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { GitignoreFilter } from '../shared/gitignore.js';
 
 const Input = Type.Object(
   {
@@ -58,38 +54,11 @@ export default defineTool({
         suggestion: 'Use the path argument to choose the directory, and a pattern relative to it.',
       });
     }
-    const dir = await ctx.workspace.resolve(input.path);
-    const stat = await fs.stat(dir.absolute).catch((err) => {
-      throw fromFsError(err, dir.relative);
-    });
-    if (!stat.isDirectory()) throw toolgateError('NOT_A_DIRECTORY', `${dir.relative} is not a directory`);
-    const entries = await fg(pattern, {
-      cwd: dir.absolute,
-      dot: true,
-      onlyFiles: true,
-      followSymbolicLinks: false,
-      baseNameMatch: true,
-      objectMode: true,
-      stats: true,
-      suppressErrors: true,
-      ignore: ['**/.git/**'],
-    });
-    if (ctx.signal.aborted) throw ctx.signal.reason;
-    const gitignore = input.include_ignored
-      ? undefined
-      : new GitignoreFilter(ctx.workspace.root, dir.absolute);
-    const found: { path: string; mtimeMs: number }[] = [];
-    for (const entry of entries) {
-      const absolute = path.join(dir.absolute, entry.path);
-      if (gitignore?.ignoredFile(absolute)) continue;
-      let mtimeMs = entry.stats?.mtimeMs ?? 0;
-      if (entry.dirent.isSymbolicLink()) {
-        const real = await fs.realpath(absolute).catch(() => undefined);
-        if (!real || !ctx.workspace.contains(real)) continue;
-        mtimeMs = (await fs.stat(real)).mtimeMs;
-      }
-      found.push({ path: ctx.workspace.toRelative(absolute), mtimeMs });
-    }
+    // fast-glob and the .gitignore filter run in the session runtime; ordering and paging happen here.
+    const { relative, found } = (
+      await ctx.workspace.call('glob', { path: input.path, pattern, includeIgnored: input.include_ignored })
+    ).result;
+    const dir = { relative };
     found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
     // Bounded by the output cap as well as by limit: a page stops early rather than growing past it.
     const files: string[] = [];

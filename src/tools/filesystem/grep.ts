@@ -1,11 +1,9 @@
 // grep: search file contents with ripgrep (or the equivalent JavaScript engine when rg is missing).
 // Results are sorted by path and line so both engines, and repeated calls, give the same answer.
 import { Type, type Static } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { ripgrepAvailable, runGrep } from '../shared/grep-engines/select.js';
-import type { GrepHit } from '../shared/grep-engines/types.js';
-import { cutLine } from '../shared/text.js';
+import type { GrepHit } from '../../runtime/ops/walk.js';
+import { cutLine } from '../../text/text.js';
 
 const Input = Type.Object(
   {
@@ -82,8 +80,6 @@ const Output = Type.Object({
 
 type Data = Static<typeof Output>;
 
-const hasRipgrep = new WeakMap<object, boolean>();
-
 const compare = (a: GrepHit, b: GrepHit) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
 
 function page<T>(items: T[], offset: number, limit: number, sizeOf: (item: T) => number, maxBytes: number) {
@@ -123,40 +119,21 @@ export default defineTool({
       engine: 'auto',
     },
   ],
-  async init(ctx) {
-    hasRipgrep.set(ctx.services, await ripgrepAvailable());
-  },
   async execute(input, ctx): Promise<Data> {
-    const target = await ctx.workspace.resolve(input.path);
-    let rg = hasRipgrep.get(ctx.services);
-    if (rg === undefined) hasRipgrep.set(ctx.services, (rg = await ripgrepAvailable()));
-    if (input.engine === 'ripgrep' && !rg) {
-      throw toolgateError('TOOL_FAILED', 'ripgrep is not installed here', {
-        suggestion: 'Use engine: "auto".',
-      });
-    }
     const wanted = input.offset + input.limit;
-    const result = await runGrep(
-      {
-        pattern: input.pattern,
-        fixedStrings: input.fixed_strings,
-        caseInsensitive: input.case_insensitive,
-        multiline: input.multiline,
-        context: input.context,
-        globs: input.glob ? [input.glob] : [],
-        workspaceRoot: ctx.workspace.root,
-        searchPath: target.absolute,
-        maxHits: Math.max(20_000, wanted * (1 + 2 * input.context) * 2),
-        signal: ctx.signal,
-      },
-      input.engine,
-      rg,
-    ).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT')
-        throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${target.relative}`);
-      throw err;
+    // Both engines (ripgrep included) run in the session runtime; sorting and paging happen here.
+    const { result } = await ctx.workspace.call('grep', {
+      path: input.path,
+      pattern: input.pattern,
+      fixedStrings: input.fixed_strings,
+      caseInsensitive: input.case_insensitive,
+      multiline: input.multiline,
+      context: input.context,
+      globs: input.glob ? [input.glob] : [],
+      maxHits: Math.max(20_000, wanted * (1 + 2 * input.context) * 2),
+      engine: input.engine,
     });
-    const hits = result.hits.sort(compare);
+    const hits = [...result.hits].sort(compare);
     const matchHits = hits.filter((h) => !h.context);
     const base = {
       mode: input.output_mode,

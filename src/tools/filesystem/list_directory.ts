@@ -1,13 +1,9 @@
 // list_directory: entries under a directory to a given depth, skipping the usual heavy folders
 // (node_modules, .git, build output, caches, virtualenvs) and caller-given ignore globs.
-import { promises as fs, type Dirent } from 'node:fs';
-import path from 'node:path';
-import picomatch from 'picomatch';
 import { Type } from 'typebox';
-import { fromFsError, toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 
-export const DEFAULT_IGNORED_DIRS = [
+export const DEFAULT_IGNORED_DIRS: string[] = [
   'node_modules',
   '.git',
   '.hg',
@@ -65,8 +61,6 @@ const Output = Type.Object({
   skipped: Type.Array(Type.String()),
 });
 
-type EntryData = { path: string; type: 'file' | 'directory' | 'symlink' | 'other'; size: number };
-
 function comparePaths(a: string, b: string): number {
   const left = a.split('/');
   const right = b.split('/');
@@ -75,9 +69,6 @@ function comparePaths(a: string, b: string): number {
   }
   return left.length - right.length;
 }
-
-const typeOf = (entry: Dirent): EntryData['type'] =>
-  entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : 'other';
 
 export default defineTool({
   name: 'list_directory',
@@ -92,49 +83,18 @@ export default defineTool({
   output: Output,
   examples: [{ path: '.', depth: 2, ignore: [], include_default_ignored: false }],
   async execute(input, ctx) {
-    const root = await ctx.workspace.resolve(input.path);
-    const stat = await fs.stat(root.absolute).catch((err) => {
-      throw fromFsError(err, root.relative);
-    });
-    if (!stat.isDirectory()) {
-      throw toolgateError('NOT_A_DIRECTORY', `${root.relative} is not a directory`, {
-        suggestion: 'Use read_file.',
-      });
-    }
-    const ignored = input.ignore.length ? picomatch(input.ignore, { dot: true }) : () => false;
-    const heavy = new Set(input.include_default_ignored ? [] : DEFAULT_IGNORED_DIRS);
-    const max = ctx.limits.maxEntries;
-    const entries: EntryData[] = [];
-    const skipped: string[] = [];
-    let truncated = false;
-    // Breadth-first so a cap keeps the top of the tree rather than one deep branch.
-    let level: string[] = [root.absolute];
-    for (let depth = 1; depth <= input.depth && level.length && !truncated; depth++) {
-      const nextLevel: string[] = [];
-      for (const dir of level) {
-        if (ctx.signal.aborted) throw ctx.signal.reason;
-        const children = await fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
-        children.sort((a, b) => a.name.localeCompare(b.name));
-        for (const child of children) {
-          const full = path.join(dir, child.name);
-          const relative = ctx.workspace.toRelative(full);
-          if (ignored(relative) || ignored(child.name)) continue;
-          if (entries.length >= max) {
-            truncated = true;
-            break;
-          }
-          const type = typeOf(child);
-          const size = type === 'file' ? (await fs.lstat(full).catch(() => ({ size: 0 }))).size : 0;
-          entries.push({ path: relative, type, size });
-          if (type === 'directory') {
-            if (heavy.has(child.name)) skipped.push(relative);
-            else nextLevel.push(full);
-          }
-        }
-        if (truncated) break;
-      }
-      level = nextLevel;
-    }
+    // The walk runs in the session runtime, in one operation.
+    const listing = (
+      await ctx.workspace.call('listDirectory', {
+        path: input.path,
+        depth: input.depth,
+        ignore: input.ignore,
+        heavy: input.include_default_ignored ? [] : DEFAULT_IGNORED_DIRS,
+        max: ctx.limits.maxEntries,
+      })
+    ).result;
+    const { entries, truncated, skipped } = listing;
+    const root = { relative: listing.relative };
     // Segment by segment, so a directory's children follow it directly (the tree render relies on it).
     entries.sort((a, b) => comparePaths(a.path, b.path));
     return { path: root.relative, entries, truncated, skipped };

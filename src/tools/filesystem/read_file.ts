@@ -5,8 +5,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { Type } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
-import { LineWindow } from '../shared/line-window.js';
-import { looksBinary, UTF8_BOM } from '../shared/text.js';
+import { LineWindow } from '../../text/line-window.js';
+import { looksBinary, UTF8_BOM } from '../../text/text.js';
 
 const Input = Type.Object(
   {

@@ -5,7 +5,7 @@ import type { ToolContext } from '../../core/context.js';
 import { fromFsError, isToolgateError } from '../../core/errors.js';
 import { checkWriteQuota } from '../../sandbox/quota.js';
 import { changeRef, rememberFile } from './file-guard.js';
-import { sha256 } from './text.js';
+import { sha256 } from '../../text/text.js';
 
 export interface PlannedWrite {
   /** Workspace-relative path, as resolved by the runtime. */

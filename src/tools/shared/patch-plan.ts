@@ -1,13 +1,14 @@
 // Turns a unified diff into the new content of each file it touches, without writing anything: parse
 // (diff's parsePatch), resolve paths, check each file is the version the session knows, apply hunks.
 // A hunk that does not fit is named, with the closest text in the file.
-import { applyPatch, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
+import { applyPatch, type StructuredPatch } from 'diff';
+import { cleanName, count, hunkFailure } from '../../text/patch.js';
 import type { ToolContext } from '../../core/context.js';
 import { toolgateError } from '../../core/errors.js';
 import type { PlannedWrite } from './file-commit.js';
 import { checkFresh } from './file-guard.js';
-import { closestRegion } from './similarity.js';
-import { encodeText, loadTextFile, toLf } from './text-file.js';
+import { encodeText } from '../../text/text-file.js';
+import { loadTextFile } from './load-text-file.js';
 
 export type PatchStatus = 'added' | 'modified' | 'deleted' | 'renamed';
 
@@ -25,59 +26,6 @@ export interface FilePlan {
   deletions: number;
   writes: PlannedWrite[];
 }
-
-const NULL_PATH = '/dev/null';
-
-/** git-style "a/" and "b/" prefixes are stripped. */
-function cleanName(name: string | undefined, prefix: 'a/' | 'b/'): string | null {
-  if (!name || name === NULL_PATH) return null;
-  return name.startsWith(prefix) ? name.slice(2) : name;
-}
-
-export function parseUnifiedDiff(patch: string): StructuredPatch[] {
-  let parsed: StructuredPatch[];
-  try {
-    parsed = parsePatch(toLf(patch));
-  } catch (err) {
-    throw toolgateError('PATCH_FAILED', `The patch could not be parsed: ${(err as Error).message}`, {
-      suggestion: 'Send a unified diff: "--- a/path", "+++ b/path" and "@@ -l,n +l,n @@" hunks per file.',
-    });
-  }
-  const files = parsed.filter((p) => p.hunks.length > 0 || (p.oldFileName && p.newFileName));
-  if (files.length === 0) {
-    throw toolgateError('PATCH_FAILED', 'The patch contains no file changes', {
-      suggestion: 'Each file needs "--- " and "+++ " header lines followed by @@ hunks.',
-    });
-  }
-  return files;
-}
-
-const hunkHeader = (h: StructuredPatchHunk) =>
-  `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`;
-
-function hunkFailure(text: string, file: StructuredPatch, relative: string): never {
-  const index = file.hunks.findIndex((hunk) => applyPatch(text, { ...file, hunks: [hunk] }) === false);
-  const hunk = index >= 0 ? file.hunks[index] : undefined;
-  const expected = hunk
-    ? hunk.lines
-        .filter((l) => l[0] === ' ' || l[0] === '-')
-        .map((l) => l.slice(1))
-        .join('\n')
-    : '';
-  const closest = hunk ? closestRegion(text.split('\n'), expected) : undefined;
-  const which = hunk
-    ? `hunk ${index + 1} of ${file.hunks.length} (${hunkHeader(hunk)})`
-    : 'the hunks, applied together,';
-  throw toolgateError('PATCH_FAILED', `${which} does not apply to ${relative}`, {
-    suggestion: closest
-      ? `Its context and removed lines do not match the file. The closest text (lines ${closest.startLine}-${closest.endLine}) is:\n${closest.text.slice(0, 1500)}\nRead the file again and regenerate the patch.`
-      : 'Read the file again and regenerate the patch.',
-    details: { path: relative, hunk: index + 1 },
-  });
-}
-
-const count = (file: StructuredPatch, sign: string) =>
-  file.hunks.reduce((n, h) => n + h.lines.filter((l) => l[0] === sign).length, 0);
 
 async function load(ctx: ToolContext, target: ResolvedPath, expected?: string) {
   const file = await loadTextFile(ctx.workspace, target.relative, ctx.limits.editMaxBytes);

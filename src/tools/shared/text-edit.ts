@@ -4,12 +4,13 @@ import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
 import type { ToolContext } from '../../core/context.js';
 import { isToolgateError, toolgateError } from '../../core/errors.js';
-import { applyEdit, type Edit } from './apply-edit.js';
-import { STRATEGY_NAMES, type StrategyName } from './edit-strategies.js';
+import { applyEdit, type Edit } from '../../text/apply-edit.js';
+import { STRATEGY_NAMES, type StrategyName } from '../../text/edit-strategies.js';
 import { commitWrites } from './file-commit.js';
 import { checkFresh, lockKey } from './file-guard.js';
-import { encodeText, loadTextFile, toLf } from './text-file.js';
-import { sha256 } from './text.js';
+import { encodeText, toLf } from '../../text/text-file.js';
+import { loadTextFile } from './load-text-file.js';
+import { sha256 } from '../../text/text.js';
 
 export const EditResult = Type.Object({
   path: Type.String(),

@@ -1,6 +1,6 @@
 // String similarity for fuzzy edits: normalized Levenshtein for small texts, bigram Dice for large ones
 // (same 0..1 scale, linear time), and the closest region of a file to a text that was not found.
-import { editDistance } from '../../core/pipeline/resolve-tool.js';
+import { editDistance } from './edit-distance.js';
 
 const LEVENSHTEIN_MAX_CELLS = 4_000_000;
 const CLOSEST_BUDGET_CHARS = 4_000_000;

@@ -1,13 +1,12 @@
 // Which engine a grep call uses: ripgrep when `rg` runs here (checked once per app), else JavaScript.
-import { promises as fs } from 'node:fs';
+import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { BINARY_SAMPLE_BYTES, javascriptEngine } from './javascript.js';
 import { ripgrepEngine } from './ripgrep.js';
 import type { EngineResult, GrepQuery } from './types.js';
 
-export type EngineChoice = 'auto' | 'ripgrep' | 'javascript';
-export type EngineName = 'ripgrep' | 'javascript';
+import type { EngineChoice, EngineName } from '../../ops/walk.js';
 
 export async function ripgrepAvailable(): Promise<boolean> {
   const result = await execa('rg', ['--version'], { reject: false, timeout: 5000 }).catch(() => undefined);
@@ -17,8 +16,10 @@ export async function ripgrepAvailable(): Promise<boolean> {
 async function isBinaryFile(file: string): Promise<boolean> {
   const stat = await fs.stat(file);
   if (!stat.isFile()) return false;
-  const handle = await fs.open(file, 'r');
+  // O_NONBLOCK: a FIFO swapped in under the name does not block the open.
+  const handle = await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    if (!(await handle.stat()).isFile()) return true;
     const sample = Buffer.alloc(Math.min(stat.size, BINARY_SAMPLE_BYTES));
     await handle.read(sample, 0, sample.length, 0);
     return sample.includes(0);

@@ -8,24 +8,17 @@ export interface GrepQuery {
   context: number;
   /** rg-style globs: "*.ts" keeps matching files, "!dist" drops matching files and directories. */
   globs: string[];
-  /** Host path of the workspace root. */
+  /** The workspace root in the runtime's view. */
   workspaceRoot: string;
-  /** Host path of the file or directory to search. */
+  /** The file or directory to search, in the runtime's view. */
   searchPath: string;
   /** Stop once this many hits (matches and context lines) are collected. */
   maxHits: number;
   signal: AbortSignal;
 }
 
-export interface GrepHit {
-  /** Workspace-relative. */
-  path: string;
-  line: number;
-  /** The matching line (several lines for a multiline match), without its line terminator. */
-  text: string;
-  /** True for a context line around a match. */
-  context: boolean;
-}
+export type { GrepHit } from '../../ops/walk.js';
+import type { GrepHit } from '../../ops/walk.js';
 
 export interface EngineResult {
   hits: GrepHit[];

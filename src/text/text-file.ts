@@ -1,7 +1,6 @@
 // A text file as the edit tools see it: BOM stripped, CRLF turned into LF for matching, and the
 // original encoding details kept so the result is written back the way the file was (BOM, CRLF, mode).
-import { isToolgateError, toolgateError } from '../../core/errors.js';
-import type { Workspace } from '../../runtime/workspace.js';
+import { toolgateError } from '../core/errors.js';
 import { looksBinary, sha256, UTF8_BOM } from './text.js';
 
 export interface TextFile {
@@ -47,35 +46,6 @@ export function decodeText(bytes: Buffer, displayPath: string, mode?: number): T
     sha256: sha256(bytes),
     mode,
   };
-}
-
-/**
- * Reads a file for editing through the runtime, enforcing the size cap; a missing file gives MISSING_FILE.
- * The raw bytes come back too (for the history snapshot).
- */
-export async function loadTextFile(
-  workspace: Workspace,
-  relative: string,
-  maxBytes: number,
-): Promise<TextFile & { raw?: Buffer }> {
-  // One runtime operation: a missing file, a directory or FIFO, and the size cap all come back from it.
-  const file = await workspace.readFile(relative, maxBytes).catch((err: unknown) => {
-    if (!isToolgateError(err)) throw err;
-    if (err.code === 'FILE_NOT_FOUND') return null;
-    if (err.code === 'FILE_TOO_LARGE') {
-      throw toolgateError(
-        'FILE_TOO_LARGE',
-        `${relative} is larger than the edit limit of ${maxBytes} bytes`,
-        {
-          suggestion: 'Split the file, or replace it whole with write_file.',
-          details: err.details,
-        },
-      );
-    }
-    throw err;
-  });
-  if (!file) return MISSING_FILE;
-  return { ...decodeText(file.bytes, relative, file.stat.mode), raw: file.bytes };
 }
 
 /** Edit strings may arrive with CRLF from some clients; matching happens on LF text. */

@@ -1,6 +1,6 @@
 // Applies one old_string → new_string edit to LF text with the strategy cascade, and turns "not found"
 // and "found several times" into errors a model can act on (closest region, line numbers).
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../core/errors.js';
 import { STRATEGIES, type Region, type StrategyName } from './edit-strategies.js';
 import { closestRegion } from './similarity.js';
 
