@@ -1,13 +1,13 @@
 // The code index service: per workspace, every source file's tags, kept between calls and refreshed
 // incrementally — a file is parsed again only when its size or mtime changed; deleted files drop out.
-import { promises as fs } from 'node:fs';
-import { languageOf, type LanguageId } from './languages.js';
+import { readFiles } from '../runtime/read-files.js';
+import type { Workspace } from '../runtime/workspace.js';
+import { languageOf, SOURCE_FILTER, type LanguageId } from './languages.js';
 import { extractFile } from './extract.js';
 import { ParsePool } from './parse-pool.js';
 import { GrammarLoader } from './parser.js';
 import type { FileSummary } from './schema.js';
 import { IndexSnapshot } from './snapshot.js';
-import { walkSourceFiles } from './walk.js';
 
 export interface CodeIndexOptions {
   /** Workspaces whose index is kept in memory; the least recently used one is dropped beyond this. */
@@ -62,8 +62,11 @@ export class CodeIndex {
     this.workspaces.delete(key);
   }
 
-  /** The index of the workspace at `root` (cached under `key`, the session id), brought up to date. */
-  snapshot(key: string, root: string, signal: AbortSignal): Promise<IndexSnapshot> {
+  /**
+   * The index of a session's workspace (cached under `key`, the session id), brought up to date. The
+   * walk and the reads happen in the session runtime; parsing happens here.
+   */
+  snapshot(key: string, workspace: Workspace, signal: AbortSignal): Promise<IndexSnapshot> {
     let entry = this.workspaces.get(key);
     if (entry) this.workspaces.delete(key);
     entry ??= { files: new Map(), queue: Promise.resolve() };
@@ -75,7 +78,7 @@ export class CodeIndex {
       this.workspaces.delete(oldest);
     }
     const target = entry;
-    const run = target.queue.then(() => this.refresh(root, target, signal));
+    const run = target.queue.then(() => this.refresh(workspace, target, signal));
     target.queue = run.catch(() => undefined);
     return run;
   }
@@ -99,15 +102,23 @@ export class CodeIndex {
     await this.pool.close();
   }
 
-  private async refresh(root: string, entry: WorkspaceEntry, signal: AbortSignal): Promise<IndexSnapshot> {
+  private async refresh(
+    workspace: Workspace,
+    entry: WorkspaceEntry,
+    signal: AbortSignal,
+  ): Promise<IndexSnapshot> {
     const started = performance.now();
-    const walk = await walkSourceFiles({
-      root,
-      dir: root,
-      signal,
-      accept: (relative) => languageOf(relative) !== undefined,
-      maxFiles: this.maxFiles,
-    });
+    if (signal.aborted) throw signal.reason;
+    const walk = (
+      await workspace.call('walkSource', {
+        path: '.',
+        filter: {
+          extensions: [...SOURCE_FILTER.extensions],
+          excludeSuffixes: [...SOURCE_FILTER.excludeSuffixes],
+        },
+        maxFiles: this.maxFiles,
+      })
+    ).result;
     const seen = new Set<string>();
     const stale = [];
     for (const file of walk.files) {
@@ -129,10 +140,10 @@ export class CodeIndex {
     for (let i = 0; i < stale.length; i += batchSize) {
       if (signal.aborted) throw signal.reason;
       const batch = stale.slice(i, i + batchSize);
-      const contents = await Promise.all(
-        batch.map((f) =>
-          f.size > this.maxFileBytes ? undefined : fs.readFile(f.absolute).catch(() => undefined),
-        ),
+      const contents = await readFiles(
+        workspace,
+        batch.map((f) => f.path),
+        this.maxFileBytes,
       );
       const texts = batch.map((file, j) => {
         const bytes = contents[j];

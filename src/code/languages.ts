@@ -20,9 +20,15 @@ const BY_EXTENSION: Readonly<Record<string, LanguageId>> = {
   '.java': 'java',
 };
 
+/** Extensions of the files the index parses, and endings it leaves out (for walks in the runtime). */
+export const SOURCE_FILTER = {
+  extensions: Object.keys(BY_EXTENSION),
+  excludeSuffixes: ['.d.ts', '.d.mts', '.d.cts'],
+} as const;
+
 export const languageOf = (file: string): LanguageId | undefined => {
   // Type declarations describe code that lives elsewhere; indexing them would double every symbol.
-  if (file.endsWith('.d.ts') || file.endsWith('.d.mts') || file.endsWith('.d.cts')) return undefined;
+  if (SOURCE_FILTER.excludeSuffixes.some((suffix) => file.endsWith(suffix))) return undefined;
   return BY_EXTENSION[path.extname(file).toLowerCase()];
 };
 

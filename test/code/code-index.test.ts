@@ -8,6 +8,7 @@ import { pageRank } from '../../src/code/pagerank.js';
 import { GrammarLoader } from '../../src/code/parser.js';
 import { fuzzyScore } from '../../src/tools/code/fuzzy.js';
 import { tempDir } from '../helpers/app.js';
+import { workspaceAt } from '../helpers/runtime.js';
 
 const signal = new AbortController().signal;
 
@@ -104,7 +105,12 @@ describe('graph algorithms', () => {
 
 describe('CodeIndex', () => {
   const root = tempDir('toolgate-index-');
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  // The index reads through a session runtime; here an unisolated one on the temp directory.
+  const ws = workspaceAt(root);
+  afterAll(async () => {
+    await ws.close();
+    rmSync(root, { recursive: true, force: true });
+  });
 
   it('honours nested .gitignore files and parses only what changed', async () => {
     mkdirSync(path.join(root, 'pkg/gen'), { recursive: true });
@@ -113,26 +119,27 @@ describe('CodeIndex', () => {
     writeFileSync(path.join(root, 'pkg/gen/c.ts'), 'export function c() {}\n');
     writeFileSync(path.join(root, 'pkg/.gitignore'), 'gen/\n');
     const index = new CodeIndex();
-    const first = await index.snapshot('s1', root, signal);
+    const first = await index.snapshot('s1', ws.workspace, signal);
     expect(first.files.map((f) => f.path)).toEqual(['a.ts', 'pkg/b.ts']);
     expect(first.stats).toMatchObject({ parsed: 2, reused: 0 });
 
-    const again = await index.snapshot('s1', root, signal);
+    const again = await index.snapshot('s1', ws.workspace, signal);
     expect(again).toBe(first);
     expect(again.stats).toMatchObject({ parsed: 0, reused: 2 });
 
     writeFileSync(path.join(root, 'a.ts'), 'export function a2() {}\n');
     utimesSync(path.join(root, 'a.ts'), new Date(), new Date(Date.now() + 10_000));
-    const changed = await index.snapshot('s1', root, signal);
+    const changed = await index.snapshot('s1', ws.workspace, signal);
     expect(changed.stats).toMatchObject({ parsed: 1, reused: 1 });
     expect(changed.definitionsOf('a2')).toHaveLength(1);
 
     index.forget('s1');
-    expect((await index.snapshot('s1', root, signal)).stats.parsed).toBe(2);
+    expect((await index.snapshot('s1', ws.workspace, signal)).stats.parsed).toBe(2);
   });
 
   it('parses a cold tree in worker threads with the same result as in-thread', async () => {
     const tree = tempDir('toolgate-pool-');
+    const treeWs = workspaceAt(tree);
     for (let i = 0; i < 60; i++) {
       writeFileSync(
         path.join(tree, `m${i}.ts`),
@@ -142,19 +149,20 @@ describe('CodeIndex', () => {
     const pooled = new CodeIndex({ workers: 2 });
     const single = new CodeIndex({ workers: 1 });
     try {
-      const a = await pooled.snapshot('p', tree, signal);
-      const b = await single.snapshot('p', tree, signal);
+      const a = await pooled.snapshot('p', treeWs.workspace, signal);
+      const b = await single.snapshot('p', treeWs.workspace, signal);
       expect(a.stats.parsed).toBe(60);
       expect(a.files).toEqual(b.files);
       expect(a.definitionsOf('f42')[0].file.path).toBe('m42.ts');
     } finally {
       await pooled.close();
+      await treeWs.close();
       rmSync(tree, { recursive: true, force: true });
     }
   });
 
   it('stops when the signal is aborted', async () => {
     const aborted = AbortSignal.abort(new Error('stop'));
-    await expect(new CodeIndex().snapshot('s2', root, aborted)).rejects.toThrow('stop');
+    await expect(new CodeIndex().snapshot('s2', ws.workspace, aborted)).rejects.toThrow('stop');
   });
 });

@@ -1,5 +1,55 @@
-// Handlers for the SourceOps group (see ../ops/source.ts).
-import type { SourceOps } from '../ops/source.js';
-import type { Handlers } from './handler.js';
+// The reads behind the code index and the project tools, inside the runtime (see ../ops/source.ts).
+import path from 'node:path';
+import type { SourceFilter, SourceOps } from '../ops/source.js';
+import { reply, type Handlers } from './handler.js';
+import { openRegular } from './stat.js';
+import { walkSourceFiles } from './source-walk.js';
 
-export const sourceHandlers: Handlers<SourceOps> = {};
+const accepts = (filter: SourceFilter) => {
+  const extensions = filter.extensions && new Set(filter.extensions.map((e) => e.toLowerCase()));
+  const excluded = filter.excludeSuffixes ?? [];
+  return (relative: string) =>
+    (!extensions || extensions.has(path.posix.extname(relative).toLowerCase())) &&
+    !excluded.some((suffix) => relative.endsWith(suffix));
+};
+
+/** Files read at once: enough to keep the disk busy, few enough to bound memory. */
+const PARALLEL_READS = 16;
+
+export const sourceHandlers: Handlers<SourceOps> = {
+  async walkSource({ path: input, filter, maxFiles }, _payload, { paths, signal }) {
+    const dir = await paths.resolve(input);
+    const result = await walkSourceFiles({
+      root: paths.root,
+      dir: dir.absolute,
+      signal,
+      accept: accepts(filter),
+      maxFiles,
+    });
+    return reply(result);
+  },
+
+  async readFiles({ paths: wanted, maxBytesEach }, _payload, { paths }) {
+    const contents: (Buffer | null)[] = new Array(wanted.length).fill(null);
+    const readOne = async (i: number) => {
+      try {
+        const target = await paths.resolve(wanted[i]);
+        const { handle, stat } = await openRegular(target.absolute, target.relative);
+        try {
+          if (stat.size <= maxBytesEach) contents[i] = await handle.readFile();
+        } finally {
+          await handle.close();
+        }
+      } catch {
+        // Missing, outside, not a regular file or unreadable: reported as null.
+      }
+    };
+    for (let i = 0; i < wanted.length; i += PARALLEL_READS) {
+      await Promise.all(wanted.slice(i, i + PARALLEL_READS).map((_, j) => readOne(i + j)));
+    }
+    return reply(
+      { sizes: contents.map((c) => (c === null ? null : c.length)) },
+      Buffer.concat(contents.filter((c): c is Buffer => c !== null)),
+    );
+  },
+};

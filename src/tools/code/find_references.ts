@@ -1,6 +1,5 @@
 // find_references: where a symbol is used — calls, constructions, type uses, inheritance — across the
 // workspace; uses that the using file's imports tie to the definition are marked `resolved`.
-import { promises as fs } from 'node:fs';
 import { Type } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
@@ -19,6 +18,10 @@ import {
   SymbolNameSchema,
   SymbolPathSchema,
 } from './shared.js';
+import { readFiles } from '../../runtime/read-files.js';
+
+/** Files larger than this show no line text. */
+const MAX_REFERENCE_FILE_BYTES = 4 * 1024 * 1024;
 
 const Input = Type.Object(
   {
@@ -112,18 +115,14 @@ export default defineTool({
       }
     }
     const shown = found.slice(0, input.limit);
-    const texts = new Map<string, string[]>();
-    const references = [];
-    for (const ref of shown) {
-      if (ctx.signal.aborted) throw ctx.signal.reason;
-      let lines = texts.get(ref.path);
-      if (!lines) {
-        const target = await ctx.workspace.resolve(ref.path);
-        lines = (await fs.readFile(target.absolute, 'utf8').catch(() => '')).split('\n');
-        texts.set(ref.path, lines);
-      }
-      references.push({ ...ref, text: cutLine((lines[ref.line - 1] ?? '').trim(), 200).text });
-    }
+    // The lines come from the files as they are now, all read in one runtime round trip.
+    const files = [...new Set(shown.map((ref) => ref.path))];
+    const contents = await readFiles(ctx.workspace, files, MAX_REFERENCE_FILE_BYTES);
+    const texts = new Map(files.map((file, i) => [file, (contents[i]?.toString('utf8') ?? '').split('\n')]));
+    const references = shown.map((ref) => ({
+      ...ref,
+      text: cutLine((texts.get(ref.path)?.[ref.line - 1] ?? '').trim(), 200).text,
+    }));
     return {
       name: input.name,
       definitions,

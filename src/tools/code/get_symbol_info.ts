@@ -1,6 +1,5 @@
 // get_symbol_info: a symbol's definition — location, signature, doc comment, body range — by name, or as
 // seen from a file that uses it (then imports are followed to the right definition).
-import { promises as fs } from 'node:fs';
 import { Type } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
@@ -15,6 +14,7 @@ import {
   SymbolNameSchema,
   SymbolPathSchema,
 } from './shared.js';
+import { readFiles } from '../../runtime/read-files.js';
 
 const Input = Type.Object(
   {
@@ -61,9 +61,11 @@ export default defineTool({
       });
     }
     if (input.include_source) {
+      const files = [...new Set(symbols.map((s) => s.path))];
+      const contents = await readFiles(ctx.workspace, files, 16 * 1024 * 1024);
+      const texts = new Map(files.map((file, i) => [file, contents[i]?.toString('utf8') ?? '']));
       for (const symbol of symbols) {
-        const target = await ctx.workspace.resolve(symbol.path);
-        const text = await fs.readFile(target.absolute, 'utf8');
+        const text = texts.get(symbol.path) ?? '';
         const lines = text.split('\n').slice(symbol.startLine - 1, symbol.endLine);
         Object.assign(symbol, { source: lines.slice(0, MAX_SOURCE_LINES).join('\n') });
       }

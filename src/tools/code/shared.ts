@@ -1,6 +1,5 @@
 // What the code tools share: the session's index snapshot, path scopes, and the module resolver.
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
+import { readFiles } from '../../runtime/read-files.js';
 import { Type, type Static } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import type { ToolContext } from '../../core/context.js';
@@ -14,7 +13,7 @@ export const SUPPORTED_LANGUAGES = LANGUAGE_IDS.join(', ');
 
 /** The session's code index, refreshed for files changed since the last call. */
 export const codeSnapshot = (ctx: ToolContext): Promise<IndexSnapshot> =>
-  ctx.services.codeIndex.snapshot(ctx.session.id, ctx.workspace.root, ctx.signal);
+  ctx.services.codeIndex.snapshot(ctx.session.id, ctx.workspace, ctx.signal);
 
 export interface Scope {
   /** Workspace-relative path of the scope ('.' = everything). */
@@ -24,16 +23,14 @@ export interface Scope {
 
 /** A caller's directory or file path as a filter over indexed paths (resolved inside the workspace). */
 export async function resolveScope(ctx: ToolContext, input: string): Promise<Scope> {
-  const resolved = await ctx.workspace.resolve(input);
-  const stat = await fs.stat(resolved.absolute).catch(() => undefined);
+  const { relative, stat } = await ctx.workspace.stat(input);
   if (!stat) {
-    throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${resolved.relative}`, {
+    throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${relative}`, {
       suggestion: 'Check the path with list_directory or glob.',
     });
   }
-  const relative = resolved.relative;
   if (relative === '.') return { relative, include: () => true };
-  if (stat.isFile()) return { relative, include: (file) => file === relative };
+  if (stat.type === 'file') return { relative, include: (file) => file === relative };
   const prefix = `${relative}/`;
   return { relative, include: (file) => file.startsWith(prefix) };
 }
@@ -44,16 +41,16 @@ export async function indexedFile(
   snapshot: IndexSnapshot,
   input: string,
 ): Promise<FileSummary> {
-  const resolved = await ctx.workspace.resolve(input);
+  const resolved = await ctx.workspace.stat(input);
   const summary = snapshot.byPath.get(resolved.relative);
   if (summary) return summary;
-  const stat = await fs.stat(resolved.absolute).catch(() => undefined);
+  const { stat } = resolved;
   if (!stat) {
     throw toolgateError('FILE_NOT_FOUND', `No such file: ${resolved.relative}`, {
       suggestion: 'Check the path with glob, or find the symbol with search_code.',
     });
   }
-  if (!stat.isFile()) throw toolgateError('NOT_A_FILE', `${resolved.relative} is not a file`);
+  if (stat.type !== 'file') throw toolgateError('NOT_A_FILE', `${resolved.relative} is not a file`);
   if (!languageOf(resolved.relative)) {
     throw toolgateError(
       'UNSUPPORTED_LANGUAGE',
@@ -76,13 +73,16 @@ export async function goModules(ctx: ToolContext, snapshot: IndexSnapshot): Prom
     if (file.language === 'go' && file.path.includes('/')) dirs.add(file.path.split('/')[0]);
   }
   const modules: GoModule[] = [];
-  for (const dir of dirs) {
-    const text = await fs
-      .readFile(path.join(ctx.workspace.root, dir, 'go.mod'), 'utf8')
-      .catch(() => undefined);
-    const match = text && /^module\s+(\S+)/m.exec(text);
+  const order = [...dirs];
+  const texts = await readFiles(
+    ctx.workspace,
+    order.map((dir) => (dir ? `${dir}/go.mod` : 'go.mod')),
+    64 * 1024,
+  );
+  order.forEach((dir, i) => {
+    const match = texts[i] && /^module\s+(\S+)/m.exec(texts[i].toString('utf8'));
     if (match) modules.push({ dir, path: match[1] });
-  }
+  });
   // The longest module path first, so a nested module wins over the root one.
   return modules.sort((a, b) => b.path.length - a.path.length);
 }

@@ -2,29 +2,7 @@
 // (node_modules, .git, build output, caches, virtualenvs) and caller-given ignore globs.
 import { Type } from 'typebox';
 import { defineTool } from '../../core/tool.js';
-
-export const DEFAULT_IGNORED_DIRS: string[] = [
-  'node_modules',
-  '.git',
-  '.hg',
-  '.svn',
-  'dist',
-  'build',
-  'coverage',
-  '.cache',
-  '.next',
-  '.nuxt',
-  '.turbo',
-  '__pycache__',
-  '.pytest_cache',
-  '.mypy_cache',
-  '.venv',
-  'venv',
-  '.tox',
-  'target',
-  '.gradle',
-  '.idea',
-];
+import { DEFAULT_IGNORED_DIRS } from '../../runtime/ops/walk.js';
 
 const Input = Type.Object(
   {
@@ -89,7 +67,7 @@ export default defineTool({
         path: input.path,
         depth: input.depth,
         ignore: input.ignore,
-        heavy: input.include_default_ignored ? [] : DEFAULT_IGNORED_DIRS,
+        heavy: input.include_default_ignored ? [] : [...DEFAULT_IGNORED_DIRS],
         max: ctx.limits.maxEntries,
       })
     ).result;

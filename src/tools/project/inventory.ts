@@ -1,9 +1,9 @@
 // Every file of a workspace (heavy and .gitignored folders left out) with its language by extension,
 // for the project tools; reading helpers that go through the workspace's path confinement.
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { ToolContext } from '../../core/context.js';
-import { walkSourceFiles, type WalkedFile } from '../../code/walk.js';
+import type { SourceFile as WalkedFile } from '../../runtime/ops/source.js';
+import { readFiles } from '../../runtime/read-files.js';
 
 const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
   '.ts': 'TypeScript',
@@ -64,13 +64,9 @@ export interface Inventory {
 const MAX_FILES = 20_000;
 
 export async function inventory(ctx: ToolContext): Promise<Inventory> {
-  const { files, truncated } = await walkSourceFiles({
-    root: ctx.workspace.root,
-    dir: ctx.workspace.root,
-    signal: ctx.signal,
-    accept: () => true,
-    maxFiles: MAX_FILES,
-  });
+  const { files, truncated } = (
+    await ctx.workspace.call('walkSource', { path: '.', filter: {}, maxFiles: MAX_FILES })
+  ).result;
   return { files, byPath: new Map(files.map((f) => [f.path, f])), truncated };
 }
 
@@ -78,10 +74,8 @@ const MAX_READ = 1024 * 1024;
 
 /** A workspace file's text (resolved through the workspace; undefined when missing, large or unreadable). */
 export async function readText(ctx: ToolContext, relative: string): Promise<string | undefined> {
-  const target = await ctx.workspace.resolve(relative);
-  const stat = await fs.stat(target.absolute).catch(() => undefined);
-  if (!stat?.isFile() || stat.size > MAX_READ) return undefined;
-  return fs.readFile(target.absolute, 'utf8').catch(() => undefined);
+  const [bytes] = await readFiles(ctx.workspace, [relative], MAX_READ);
+  return bytes?.toString('utf8');
 }
 
 /** Files whose base name is one of `names`, shallowest first (manifests of monorepo packages too). */

@@ -1,9 +1,11 @@
-// Walks a workspace directory for source files: skips heavy folders (node_modules, .git, build output),
-// honours .gitignore files at every level, never follows symlinks, stops when the signal fires.
+// Walks a workspace directory for source files, inside the runtime: skips heavy folders (node_modules,
+// .git, build output), honours .gitignore files at every level, never follows symlinks, leaves out
+// FIFOs, sockets and devices, stops when the signal fires.
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import ignore from 'ignore';
-import { DEFAULT_IGNORED_DIRS } from '../tools/filesystem/list_directory.js';
+import { toolgateError } from '../../core/errors.js';
+import { DEFAULT_IGNORED_DIRS } from '../ops/walk.js';
 
 type Ignore = ReturnType<typeof ignore>;
 const HEAVY_DIRS = new Set(DEFAULT_IGNORED_DIRS);
@@ -11,7 +13,6 @@ const HEAVY_DIRS = new Set(DEFAULT_IGNORED_DIRS);
 export interface WalkedFile {
   /** Workspace-relative POSIX path. */
   readonly path: string;
-  readonly absolute: string;
   readonly size: number;
   readonly mtimeMs: number;
 }
@@ -76,7 +77,7 @@ export async function walkSourceFiles(options: WalkOptions): Promise<WalkResult>
   let sliceStart = performance.now();
   const pending: { dir: string; scopes: IgnoreScope[] }[] = [{ dir: options.dir, scopes: rootScopes }];
   while (pending.length && !truncated) {
-    if (signal.aborted) throw signal.reason;
+    if (signal.aborted) throw toolgateError('TIMEOUT', 'The walk was cancelled');
     if (performance.now() - sliceStart > YIELD_EVERY_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
@@ -111,7 +112,7 @@ export async function walkSourceFiles(options: WalkOptions): Promise<WalkResult>
         truncated = true;
         break;
       }
-      files.push({ path: relative, absolute, size: stat.size, mtimeMs: stat.mtimeMs });
+      files.push({ path: relative, size: stat.size, mtimeMs: stat.mtimeMs });
     }
     // Reversed onto the stack so directories are visited in name order.
     for (let i = subdirs.length - 1; i >= 0; i--) pending.push({ dir: subdirs[i], scopes: active });
