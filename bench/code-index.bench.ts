@@ -6,7 +6,8 @@ import { cpSync, existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { languageOf } from '../src/code/languages.js';
-import { walkSourceFiles } from '../src/code/walk.js';
+// The bench sets up its trees on the host: the runtime's own walker serves to count them.
+import { walkSourceFiles } from '../src/runtime/inside/source-walk.js';
 import { fmt, load, startServer } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
@@ -32,7 +33,7 @@ async function sessionWithTree() {
       root: dir,
       dir,
       signal: new AbortController().signal,
-      accept: (p) => languageOf(p) !== undefined,
+      accept: (p: string) => languageOf(p) !== undefined,
       maxFiles: 1_000_000,
     });
     files = walked.files.length;
@@ -79,12 +80,12 @@ const walked = await walkSourceFiles({
   root: a.dir,
   dir: a.dir,
   signal: new AbortController().signal,
-  accept: (p) => languageOf(p) !== undefined,
+  accept: (p: string) => languageOf(p) !== undefined,
   maxFiles: 1_000_000,
 });
 const readStarted = performance.now();
 let bytes = 0;
-for (const file of walked.files) bytes += (await fs.readFile(file.absolute)).length;
+for (const file of walked.files) bytes += (await fs.readFile(path.join(a.dir, file.path))).length;
 const readMs = performance.now() - readStarted;
 
 const coldSearch = await call(a.session, 'search_code', searchInput);
@@ -100,7 +101,7 @@ const request = (session: { id: string; token: string }, tool: string, input: un
   body: JSON.stringify(input),
   connections: 1,
 });
-const someFile = path.relative(a.dir, walked.files[0].absolute);
+const someFile = walked.files[0].path;
 // Warm-up, then one connection each so p50 is a call's latency, not queueing.
 await load({ ...request(a.session, 'read_file', { path: someFile }), duration: 1 });
 const baseline = await load({ ...request(a.session, 'read_file', { path: someFile }), duration: DURATION });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import fg from 'fast-glob';
-import { ripgrepArgs } from '../src/tools/shared/grep-engines/ripgrep.js';
+import { ripgrepArgs } from '../src/runtime/inside/grep/ripgrep.js';
 import { fmt, load, percentile, startServer } from './lib.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

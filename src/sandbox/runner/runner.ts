@@ -12,7 +12,6 @@ import { unisolatedRuntimeBackend } from '../../runtime/backends/unisolated.js';
 import { PidsCgroups } from './cgroup.js';
 import { bwrapArgs, SANDBOX_WORKSPACE, type HostLayout } from './bwrap-args.js';
 import { findBwrap, findPrlimit, findShell, prepareHostLayout } from './host.js';
-import { prlimitArgs } from './limits.js';
 import { spawnGroup } from './spawn.js';
 import type { SandboxStatus } from './types.js';
 
