@@ -16,6 +16,47 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
   {
+    // The boundary of confinement: tools, the code index, core, routes and HTTP never touch the file
+    // system or start processes themselves. Workspace I/O and commands belong in src/runtime/inside (run
+    // by the session runtime, inside the sandbox); tools reach them through ctx.workspace.
+    files: [
+      'src/tools/**/*.ts',
+      'src/code/**/*.ts',
+      'src/core/**/*.ts',
+      'src/routes/**/*.ts',
+      'src/http/**/*.ts',
+      'src/mcp/**/*.ts',
+      'src/text/**/*.ts',
+    ],
+    ignores: [
+      // Loads plugin modules from the operator's plugin directory (not a workspace).
+      'src/core/plugins.ts',
+      // Checks that the data dir and the workspaces base directory are writable (never inside one).
+      'src/routes/health.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            'node:fs',
+            'fs',
+            'node:fs/promises',
+            'fs/promises',
+            'fast-glob',
+            'node:child_process',
+            'child_process',
+            'execa',
+          ].map((name) => ({
+            name,
+            message:
+              'Workspace I/O and commands run in the session runtime (src/runtime/inside); use ctx.workspace.',
+          })),
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

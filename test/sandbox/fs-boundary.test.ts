@@ -1,0 +1,56 @@
+// The boundary of confinement, checked from the source: outside src/runtime/inside, only files that touch
+// the service's own data (data dir, plugin dir, cgroups, /proc, the runtime bundle) may use the file system
+// or start processes. Everything that touches a workspace goes through the session runtime. (ESLint's
+// no-restricted-imports enforces the same for the tool, code, core and route layers.)
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.resolve(import.meta.dirname, '../../src');
+
+/** Files outside the runtime allowed to use node:fs or child_process, and why. */
+const ALLOWED: Record<string, string> = {
+  'config.ts': 'reads the config file',
+  'services.ts': 'creates the data dir',
+  'core/plugins.ts': "loads plugin modules from the operator's plugin dir",
+  'routes/health.ts': 'checks the data dir and the workspaces base dir are writable',
+  'jobs/job-log.ts': 'job logs live in the data dir',
+  'jobs/job-manager.ts': 'job log directories in the data dir',
+  'store/admin-key.ts': 'the admin key file in the data dir',
+  'store/audit.ts': 'the audit journal in the data dir',
+  'store/history.ts': 'history blobs in the data dir (workspace side goes through the runtime)',
+  'sandbox/workspaces.ts': 'creates and removes workspace roots (after the runtime emptied them)',
+  'sandbox/runner/cgroup.ts': 'pids cgroups under /sys/fs/cgroup',
+  'sandbox/runner/host.ts': "the sandbox's generated /etc files, the host layout of /bin and /lib",
+  'sandbox/runner/runner.ts': 'probes bwrap with a scratch workspace of its own',
+  'sandbox/runner/spawn.ts': "starts the bwrap probe (the runtimes' commands start inside them)",
+  'runtime/bundle.ts': 'writes the bundled runtime program to the temp dir',
+  'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
+  'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
+  'runtime/backends/host-pids.ts': "reads the host's /proc to find a held command's pid",
+};
+
+// Type-only imports (a ChildProcess type) do not touch anything.
+const USES_FS = /^import\s+(?!type\b)[^;]*?from\s+'((node:)?(fs|fs\/promises|child_process)|execa|fast-glob)'/m;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => path.relative(SRC, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
+}
+
+describe('the workspace I/O boundary', () => {
+  it('only the runtime, and files that touch the service’s own data, use the file system', () => {
+    const offenders = sourceFiles(SRC)
+      .filter((file) => !file.startsWith('runtime/inside/'))
+      .filter((file) => USES_FS.test(readFileSync(path.join(SRC, file), 'utf8')))
+      .filter((file) => !(file in ALLOWED));
+    expect(offenders).toEqual([]);
+  });
+
+  it('every allowed file still exists and still needs it (the list does not go stale)', () => {
+    for (const file of Object.keys(ALLOWED)) {
+      expect(USES_FS.test(readFileSync(path.join(SRC, file), 'utf8')), file).toBe(true);
+    }
+  });
+});
