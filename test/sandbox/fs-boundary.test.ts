@@ -31,7 +31,8 @@ const ALLOWED: Record<string, string> = {
 };
 
 // Type-only imports (a ChildProcess type) do not touch anything.
-const USES_FS = /^import\s+(?!type\b)[^;]*?from\s+'((node:)?(fs|fs\/promises|child_process)|execa|fast-glob)'/m;
+const USES_FS =
+  /^import\s+(?!type\b)[^;]*?from\s+'((node:)?(fs|fs\/promises|child_process)|execa|fast-glob)'/m;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })

@@ -1,5 +1,5 @@
 // The bwrap sandbox is a boundary: a command sees only its own workspace, no network, no data dir.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -101,18 +101,11 @@ describe('run_command with bwrap: isolation', () => {
     expect(await eventually(() => (sleeper = pidsWithArgv(['sleep', '407.25'])).length === 1)).toBe(true);
     const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     expect(environ(sleeper[0])).toContain('CALLER_MARK=mark-407');
-    const bwraps = readdirSync('/proc')
-      .filter((p) => /^\d+$/.test(p))
-      .filter((p) => {
-        try {
-          return (
-            readFileSync(`/proc/${p}/cmdline`, 'utf8').startsWith('/usr/bin/bwrap\0') &&
-            readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('sleep 407.25')
-          );
-        } catch {
-          return false;
-        }
-      });
+    // The host-side process that runs the sandbox is the session runtime's bwrap: the command's
+    // environment reaches neither it nor the runtime inside it.
+    const runtimePid = t.app.services.runtimes.get(a.id)!.pid!;
+    expect(readFileSync(`/proc/${runtimePid}/cmdline`, 'utf8').startsWith('/usr/bin/bwrap\0')).toBe(true);
+    const bwraps = [String(runtimePid)];
     expect(bwraps.length).toBeGreaterThan(0);
     for (const pid of bwraps) {
       const env = environ(Number(pid));

@@ -1,0 +1,164 @@
+// Confinement by construction, tried as an attacker would: a background command keeps swapping a
+// workspace directory `d` for a symlink to a directory OUTSIDE the workspace (a host path, and the
+// sandbox's own /etc and /tmp) while every path-taking tool works under d/. Tools run in the session
+// runtime, whose namespace has nothing of the host: however the race falls, no call may read the
+// outside canary, and nothing outside may be created, changed, moved or deleted.
+// CI-sized by default; the long run: TOOLGATE_RACE_CALLS=2000 npx vitest run test/sandbox/race.test.ts
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+
+const CALLS = Number(process.env.TOOLGATE_RACE_CALLS ?? 120);
+const CONCURRENCY = 8;
+const TAG = `tgrace${process.pid}`;
+const SECRET = `canary-${TAG}-0123456789`;
+// A line of the host's /etc/passwd that the sandbox's generated one does not have.
+const HOST_PASSWD_LINE = readFileSync('/etc/passwd', 'utf8')
+  .split('\n')
+  .find((line) => line.startsWith('daemon:'));
+
+type Input = (i: number) => Record<string, unknown>;
+
+const TOOLS: Array<[string, Input]> = [
+  ['read_file', () => ({ path: 'd/a.txt' })],
+  ['write_file', (i) => ({ path: `d/${TAG}-w${i}.txt`, content: 'x' })],
+  [
+    'edit_file',
+    (i) => ({ path: 'd/e.txt', old_string: i % 2 ? 'one' : 'two', new_string: i % 2 ? 'two' : 'one' }),
+  ],
+  [
+    'multi_edit',
+    (i) => ({
+      path: 'd/e.txt',
+      edits: [{ old_string: i % 2 ? 'one' : 'two', new_string: i % 2 ? 'two' : 'one' }],
+    }),
+  ],
+  ['apply_patch', (i) => ({ patch: `--- /dev/null\n+++ b/d/${TAG}-p${i}.txt\n@@ -0,0 +1,1 @@\n+patched\n` })],
+  ['delete_file', (i) => ({ path: i % 3 === 0 ? 'd/sub' : `d/${TAG}-w${i - 1}.txt`, recursive: true })],
+  [
+    'move_file',
+    (i) => ({
+      source: i % 2 ? 'd/m.txt' : `d/${TAG}-m.txt`,
+      destination: i % 2 ? `d/${TAG}-m.txt` : 'd/m.txt',
+    }),
+  ],
+  ['move_file', (i) => ({ source: `d/${TAG}-w${i - 2}.txt`, destination: `outer-${i}.txt` })],
+  ['move_file', (i) => ({ source: 'd/a.txt', destination: `d/../${TAG}-copy${i}.txt` })],
+  ['create_directory', (i) => ({ path: `d/${TAG}-dir${i}` })],
+  ['list_directory', () => ({ path: 'd', depth: 3 })],
+  ['glob', () => ({ pattern: '**/*', path: 'd' })],
+  ['grep', () => ({ pattern: 'canary|daemon|root', path: 'd', engine: 'ripgrep' })],
+  ['grep', () => ({ pattern: 'canary|daemon|root', path: 'd', engine: 'javascript' })],
+  ['grep', () => ({ pattern: 'canary', path: 'd/passwd', engine: 'auto' })],
+  ['file_info', () => ({ path: 'd/a.txt' })],
+  ['file_info', () => ({ path: 'd/passwd' })],
+  ['undo_edit', () => ({ path: 'd/e.txt' })],
+  ['search_code', () => ({ query: 'secret', path: 'd' })],
+  ['get_codebase_map', () => ({ path: 'd' })],
+  ['get_symbol_info', () => ({ name: 'secret', path: 'd/code.ts' })],
+  ['get_imports_exports', () => ({ path: 'd/code.ts' })],
+  ['build_dependency_graph', () => ({ path: 'd' })],
+  ['resolve_symbol', () => ({ name: 'secret', path: 'd/code.ts' })],
+  ['find_references', () => ({ name: 'secret', scope: 'd' })],
+  ['detect_project_type', () => ({})],
+  ['extract_conventions', () => ({})],
+  ['get_project_overview', () => ({})],
+  ['read_file', () => ({ path: 'd/canary.txt' })],
+  ['read_file', () => ({ path: 'd/passwd' })],
+];
+
+/** Everything under a directory: relative path → content ('' for directories). */
+function snapshotTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    out[path.relative(dir, full)] = entry.isFile() ? readFileSync(full, 'utf8') : '';
+  }
+  return out;
+}
+
+const tagged = (dir: string) =>
+  existsSync(dir) ? readdirSync(dir).filter((name) => name.includes(TAG)) : [];
+
+describe('race: directory swapped for a symlink under every path-taking tool', () => {
+  let t: TestApp;
+  let outside: string;
+  let before: Record<string, string>;
+  let isolated = false;
+
+  beforeAll(async () => {
+    t = await startApp({ TOOLGATE_SANDBOX: 'auto' });
+    isolated = t.app.services.runner.status.isolated;
+    outside = tempDir('toolgate-race-outside-');
+    writeFileSync(path.join(outside, 'canary.txt'), SECRET);
+    writeFileSync(path.join(outside, 'passwd'), `${SECRET}\n`);
+    writeFileSync(path.join(outside, 'a.txt'), SECRET);
+    writeFileSync(path.join(outside, 'e.txt'), `${SECRET} one\n`);
+    writeFileSync(path.join(outside, 'code.ts'), `export const secret = '${SECRET}';\n`);
+    mkdirSync(path.join(outside, 'sub'));
+    writeFileSync(path.join(outside, 'sub', 'keep.txt'), SECRET);
+    before = snapshotTree(outside);
+  });
+
+  afterAll(async () => {
+    await t.close();
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it(`leaks nothing and changes nothing outside in ${CALLS} calls per tool`, async (context) => {
+    if (!isolated) {
+      console.info('race test skipped: bwrap is not available here, so there is no isolated runtime to test');
+      context.skip();
+    }
+    const s = await t.createSession({
+      profile: 'full',
+      files: {
+        'd/a.txt': 'inside a\n',
+        'd/e.txt': 'one\n',
+        'd/m.txt': 'move me\n',
+        'd/code.ts': 'export function secret() { return 1; }\n',
+        'd/sub/x.txt': 'x\n',
+        'package.json': '{"name":"race"}\n',
+      },
+    });
+    // The swapper: the host path does not exist in the sandbox; /etc and /tmp are the sandbox's own.
+    const swap = await t.call(s, 'run_command', {
+      command:
+        `while :; do for target in '${outside}' /etc /tmp; do ` +
+        'mv d d.real 2>/dev/null && ln -s "$target" d && sleep 0.001; rm -f d; mv d.real d 2>/dev/null; done; done',
+      background: true,
+    });
+    expect(swap.status).toBe(200);
+
+    const statuses = new Map<number, number>();
+    const leaks: string[] = [];
+    for (const [tool, input] of TOOLS) {
+      let next = 0;
+      const worker = async () => {
+        while (next < CALLS) {
+          const i = next++;
+          const res = await t.call(s, tool, input(i));
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status >= 500 && res.body?.error?.code !== 'RUNTIME_UNAVAILABLE') {
+            leaks.push(`${tool} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+          }
+          if (res.text.includes(SECRET) || (HOST_PASSWD_LINE && res.text.includes(HOST_PASSWD_LINE))) {
+            leaks.push(`${tool} ${JSON.stringify(input(i))} read outside: ${res.text.slice(0, 300)}`);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    }
+    await t.call(s, 'job_kill', { job_id: swap.body.data.jobId });
+
+    expect(leaks).toEqual([]);
+    // Nothing outside was created, changed, moved or deleted.
+    expect(snapshotTree(outside)).toEqual(before);
+    for (const dir of ['/etc', tmpdir(), '/', path.dirname(outside)]) expect(tagged(dir), dir).toEqual([]);
+    console.info(
+      `race test: ${CALLS} calls × ${TOOLS.length} tool inputs; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
+  }, 600_000);
+});
