@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../../sandbox/runner/bwrap-args.js';
 import type { RuntimeBackend, RuntimeStart } from './types.js';
 import { findChild, findDescendant } from './host-pids.js';
-import { runtimeEnv } from './env.js';
+import { runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
 
 const NODE = '/toolgate/node';
 const BUNDLE = '/toolgate/runtime.cjs';
@@ -29,7 +29,7 @@ export function bwrapRuntimeBackend(
       const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true, request.quotaBytes);
       const args = namespaceArgs(layout, request.workspaceRoot, env, { network: request.network });
       args.push('--ro-bind', node, NODE, '--ro-bind', bundle, BUNDLE, '--chdir', SANDBOX_WORKSPACE);
-      args.push('--', NODE, '--max-semi-space-size=2', BUNDLE);
+      args.push('--', NODE, ...RUNTIME_NODE_FLAGS, BUNDLE);
       return spawn(bwrap, args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     },
     hostPid(runtime, innerRuntimePid, innerPid) {

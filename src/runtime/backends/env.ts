@@ -16,3 +16,10 @@ export const runtimeEnv = (
   TOOLGATE_RUNTIME_PROCESS_LIMIT: processLimit ? '1' : '0',
   TOOLGATE_RUNTIME_QUOTA_BYTES: String(quotaBytes),
 });
+
+/**
+ * Node flags of every runtime process: an idle runtime should cost little memory (many live sessions
+ * each have one). A small young generation and no V8 worker threads save several MB each; the runtime's
+ * work is I/O, not JavaScript that needs the optimizing compiler's helpers.
+ */
+export const RUNTIME_NODE_FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=0'];

@@ -2,7 +2,7 @@
 // the service's privileges. Nothing confines it; every status reports `isolated: false`.
 import { spawn } from 'node:child_process';
 import type { RuntimeBackend, RuntimeStart } from './types.js';
-import { runtimeEnv } from './env.js';
+import { runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
 
 export function unisolatedRuntimeBackend(
   shell: string,
@@ -16,7 +16,7 @@ export function unisolatedRuntimeBackend(
     detail,
     start(request: RuntimeStart) {
       const env = runtimeEnv(request.workspaceRoot, shell, prlimit, false, request.quotaBytes);
-      return spawn(process.execPath, ['--max-semi-space-size=2', bundle], {
+      return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {
         cwd: request.workspaceRoot,
         env,
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import { constants, promises as fs, type Dirent } from 'node:fs';
 import path from 'node:path';
-import fg from 'fast-glob';
 import picomatch from 'picomatch';
 import { fromFsError, toolgateError } from '../../core/errors.js';
 import type { FileScan, ListedEntry, ListedType, WalkOps } from '../ops/walk.js';
@@ -99,6 +98,8 @@ export const walkHandlers: Handlers<WalkOps> = {
   async glob({ path: input, pattern, includeIgnored }, _payload, { paths, signal }) {
     const dir = await paths.resolve(input);
     await directoryStat(dir.absolute, dir.relative);
+    // Loaded on first use: most runtimes never glob, and start faster without it.
+    const fg = (await import('fast-glob')).default;
     const entries = await fg(pattern, {
       cwd: dir.absolute,
       dot: true,

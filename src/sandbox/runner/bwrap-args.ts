@@ -3,7 +3,7 @@
 // Nothing of the data dir is visible except the three small /etc files toolgate generates for the sandbox.
 import path from 'node:path';
 import type { ResourceLimits } from './types.js';
-import { prlimitArgs } from './limits.js';
+import { prlimitArgs } from './prlimit.js';
 
 export const SANDBOX_WORKSPACE = '/workspace';
 export const SANDBOX_UID = 1000;

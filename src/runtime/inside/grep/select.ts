@@ -1,16 +1,15 @@
 // Which engine a grep call uses: ripgrep when `rg` runs here (checked once per app), else JavaScript.
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
+import { execFile } from 'node:child_process';
 import { BINARY_SAMPLE_BYTES, javascriptEngine } from './javascript.js';
 import { ripgrepEngine } from './ripgrep.js';
 import type { EngineResult, GrepQuery } from './types.js';
 
 import type { EngineChoice, EngineName } from '../../ops/walk.js';
 
-export async function ripgrepAvailable(): Promise<boolean> {
-  const result = await execa('rg', ['--version'], { reject: false, timeout: 5000 }).catch(() => undefined);
-  return result?.exitCode === 0;
+export function ripgrepAvailable(): Promise<boolean> {
+  return new Promise((resolve) => execFile('rg', ['--version'], { timeout: 5000 }, (err) => resolve(!err)));
 }
 
 async function isBinaryFile(file: string): Promise<boolean> {
