@@ -101,6 +101,22 @@ const RuntimeSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const DiskSchema = Type.Object(
+  {
+    minFreeBytes: Type.Integer({
+      minimum: 0,
+      default: 64 * 1024 * 1024,
+      description: '/readyz is not ready when the data filesystem has less free space than this',
+    }),
+    minFreeInodes: Type.Integer({
+      minimum: 0,
+      default: 1000,
+      description: '/readyz is not ready when the data filesystem has fewer free inodes than this',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -132,6 +148,7 @@ export const ConfigFileSchema = Type.Object(
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
+    disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -156,6 +173,7 @@ export interface Config {
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
   readonly runtime: Readonly<Static<typeof RuntimeSchema>>;
+  readonly disk: Readonly<Static<typeof DiskSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
@@ -237,6 +255,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     approval: file.approval ?? [],
     limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
     sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
+    disk: Value.Default(DiskSchema, { ...(file.disk ?? {}) }) as Static<typeof DiskSchema>,
     runtime: Value.Default(RuntimeSchema, {
       ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS
         ? {

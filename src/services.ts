@@ -13,6 +13,7 @@ import { createPolicies } from './core/policy/policies.js';
 import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
+import { diskState } from './ops/disk.js';
 import { Metrics } from './ops/metrics.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
 import { gateOnSandbox } from './sandbox/runner/availability.js';
@@ -99,6 +100,7 @@ export async function createServices(
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
   metrics.setRuntimeSource(() => runtimes.stats());
+  metrics.setDiskSource(() => diskState(config.dataDir));
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();

@@ -67,6 +67,8 @@ export const ERROR_CODES = {
   TIMEOUT: spec(504, 'timeout'),
   SANDBOX_UNAVAILABLE: spec(503, 'system_error'),
   RUNTIME_UNAVAILABLE: spec(503, 'system_error'),
+  INSUFFICIENT_STORAGE: spec(507, 'system_error'),
+  STORAGE_UNAVAILABLE: spec(503, 'system_error'),
   SHUTTING_DOWN: spec(503, 'system_error'),
   INTERNAL_ERROR: spec(500, 'system_error'),
 } as const satisfies Record<string, CodeSpec>;
@@ -163,4 +165,40 @@ export function fromFsError(err: unknown, displayPath: string): ToolgateError {
         },
       );
   }
+}
+
+const SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+const TRANSIENT_CODES = new Set(['EIO', 'EROFS', 'EMFILE', 'ENFILE', 'EACCES', 'EPERM', 'EAGAIN', 'EBUSY']);
+
+/**
+ * The service's own storage failing (data dir, SQLite, job logs, history blobs) is a fault of the day,
+ * not a bug: a full disk is 507 INSUFFICIENT_STORAGE, a busy, read-only or broken one 503
+ * STORAGE_UNAVAILABLE, each with what to do. undefined when `err` is not such an error.
+ */
+export function fromStorageError(err: unknown): ToolgateError | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (SPACE_CODES.has(code)) {
+    return toolgateError('INSUFFICIENT_STORAGE', `The server is out of disk space (${code})`, {
+      suggestion:
+        'Retry later; the operator must free space on the data volume. /readyz shows the disk state.',
+      cause: err,
+    });
+  }
+  if (
+    TRANSIENT_CODES.has(code) ||
+    code.startsWith('SQLITE_BUSY') ||
+    code.startsWith('SQLITE_LOCKED') ||
+    code.startsWith('SQLITE_IOERR') ||
+    code.startsWith('SQLITE_READONLY') ||
+    code.startsWith('SQLITE_CANTOPEN')
+  ) {
+    return toolgateError('STORAGE_UNAVAILABLE', `The server's storage is unavailable right now (${code})`, {
+      suggestion:
+        'Retry in a few seconds; if it persists, the operator should check /readyz and the data volume.',
+      headers: { 'Retry-After': '5' },
+      cause: err,
+    });
+  }
+  return undefined;
 }

@@ -1,7 +1,13 @@
 // Maps every error — ours, Fastify's (bad JSON, body too large, unsupported media type, schema
 // validation) and unknown routes — to the one error envelope. 500 only for real bugs, which are logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isToolgateError, toolgateError, type ErrorCode, type ToolgateError } from '../core/errors.js';
+import {
+  isToolgateError,
+  toolgateError,
+  type ErrorCode,
+  type ToolgateError,
+  fromStorageError,
+} from '../core/errors.js';
 
 export interface ErrorEnvelope {
   success: false;
@@ -71,7 +77,7 @@ export function sendError(
 
 export function registerErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    const error = isToolgateError(err) ? err : fromFastifyError(err);
+    const error = isToolgateError(err) ? err : (fromStorageError(err) ?? fromFastifyError(err));
     if (error.statusCode >= 500) request.log.error({ err }, 'request failed');
     return sendError(reply, request, error);
   });

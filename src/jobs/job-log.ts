@@ -14,27 +14,52 @@ export class JobLog {
   bytes = 0;
   /** Set once the cap was reached; the job is then stopped so nothing printed is silently lost. */
   full = false;
+  /**
+   * Why the log stopped growing early (a full disk, an I/O error): the job keeps running, its output
+   * still reaches the caller's head and tail, but the log keeps only what was written before.
+   */
+  failure: string | null = null;
 
   constructor(
     readonly file: string,
     readonly maxBytes: number,
   ) {
-    this.fd = openSync(file, 'w', 0o600);
+    try {
+      this.fd = openSync(file, 'w', 0o600);
+    } catch (err) {
+      this.fd = null;
+      this.failure = describe(err);
+    }
   }
 
   /** Appends what fits; false when the cap is reached. Synchronous, so `bytes` is always readable. */
   append(chunk: Buffer): boolean {
+    if (this.failure !== null) return true;
     if (this.fd === null || this.full) return false;
     const room = this.maxBytes - this.bytes;
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length > 0) this.bytes += writeSync(this.fd, part);
+    try {
+      if (part.length > 0) this.bytes += writeSync(this.fd, part);
+    } catch (err) {
+      // Called from a stream's data handler: an error thrown here would stop the whole service. A full
+      // disk (ENOSPC, EDQUOT), an I/O or permission error only stops this log from growing.
+      this.failure = describe(err);
+      this.close();
+      return true;
+    }
     if (chunk.length > room) this.full = true;
     return !this.full;
   }
 
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    const fd = this.fd;
     this.fd = null;
+    if (fd === null) return;
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing left to do with a descriptor that cannot even be closed.
+    }
   }
 
   /** Up to `maxBytes` from `offset`, ending on a character boundary unless the log is complete there. */
@@ -65,3 +90,10 @@ export class JobLog {
     await fs.rm(this.file, { force: true });
   }
 }
+
+const describe = (err: unknown): string => {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT'
+    ? `the disk is full (${code}): the log stopped here`
+    : `the log could not be written (${code ?? 'error'}): it stopped here`;
+};

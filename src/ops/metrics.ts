@@ -92,6 +92,31 @@ export class Metrics {
   }
 
   private runtimeSource?: () => RuntimeMetricsSource;
+  private diskSource?: () => Promise<{ freeBytes: number; freeInodes: number }>;
+
+  /** Free bytes and inodes of the data filesystem, read at scrape time. */
+  setDiskSource(source: () => Promise<{ freeBytes: number; freeInodes: number }>): void {
+    this.diskSource = source;
+    const read = () => this.diskSource?.().catch(() => undefined);
+    new Gauge({
+      name: 'toolgate_data_free_bytes',
+      help: 'Free bytes on the filesystem of the data dir (workspaces, SQLite, logs)',
+      registers: [this.registry],
+      async collect() {
+        const disk = await read();
+        if (disk) this.set(disk.freeBytes);
+      },
+    });
+    new Gauge({
+      name: 'toolgate_data_free_inodes',
+      help: 'Free inodes on the filesystem of the data dir',
+      registers: [this.registry],
+      async collect() {
+        const disk = await read();
+        if (disk) this.set(disk.freeInodes);
+      },
+    });
+  }
 
   setRuntimeSource(source: () => RuntimeMetricsSource): void {
     this.runtimeSource = source;

@@ -1,6 +1,7 @@
 // /healthz (the process is up) and /readyz (database writable, workspace root writable, command sandbox).
 import { constants, promises as fs } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { diskState } from '../ops/disk.js';
 import { Type, type Static } from 'typebox';
 
 const Check = Type.Object({
@@ -57,6 +58,26 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         checks.workspaces = { ok: true };
       } catch {
         checks.workspaces = { ok: false, detail: 'workspace directory is not writable' };
+      }
+      const floors = app.services.config.disk;
+      try {
+        const disk = await diskState(app.services.config.dataDir);
+        const short = [
+          disk.freeBytes < floors.minFreeBytes
+            ? `${disk.freeBytes} bytes free (floor ${floors.minFreeBytes})`
+            : '',
+          disk.freeInodes < floors.minFreeInodes
+            ? `${disk.freeInodes} inodes free (floor ${floors.minFreeInodes})`
+            : '',
+        ].filter(Boolean);
+        checks.disk = short.length
+          ? { ok: false, detail: `the data filesystem is nearly full: ${short.join(', ')}` }
+          : { ok: true, detail: `${disk.freeBytes} bytes and ${disk.freeInodes} inodes free` };
+      } catch (err) {
+        checks.disk = {
+          ok: false,
+          detail: `cannot read the data filesystem's state: ${(err as Error).message}`,
+        };
       }
       const sandbox = app.services.runner.status;
       checks.sandbox = {

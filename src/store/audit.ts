@@ -51,6 +51,8 @@ export const auditMigrations: Migration[] = [
 
 /** How long rows wait in the journal before they are committed together. */
 const FLUSH_DELAY_MS = 20;
+/** How soon a commit that failed (a full or busy database) is tried again. */
+const RETRY_DELAY_MS = 1000;
 const FLUSH_BATCH = 500;
 
 export type AuditStatus = 'success' | 'error' | 'refused' | 'pending';
@@ -204,8 +206,21 @@ export class AuditStore {
     const row = { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
     writeSync(this.journal, `${JSON.stringify(row)}\n`);
     this.pending.push(row);
-    if (this.pending.length >= FLUSH_BATCH) this.flush();
-    else this.timer ??= setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+    if (this.pending.length >= FLUSH_BATCH) this.flushInBackground();
+    else this.timer ??= setTimeout(() => this.flushInBackground(), FLUSH_DELAY_MS);
+  }
+
+  /**
+   * The timer's flush: a full or busy database must not stop the service from a timer callback. The
+   * rows stay in the journal (they are durable there) and in `pending`, and the commit is retried.
+   */
+  private flushInBackground(): void {
+    try {
+      this.flush();
+    } catch {
+      this.timer ??= setTimeout(() => this.flushInBackground(), RETRY_DELAY_MS);
+      this.timer.unref();
+    }
   }
 
   /** Commits every pending row now; readers call it first so they see every acknowledged call. */
@@ -214,13 +229,20 @@ export class AuditStore {
     this.timer = null;
     if (this.pending.length === 0) return;
     const batch = this.pending;
-    this.pending = [];
+    // Only a committed batch leaves the journal and the pending list: a failed commit is retried.
     this.insertBatch(batch);
-    ftruncateSync(this.journal, 0);
+    this.pending = this.pending.slice(batch.length);
+    if (this.pending.length === 0) ftruncateSync(this.journal, 0);
   }
 
   close(): void {
-    this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    try {
+      this.flush();
+    } catch {
+      // Rows that cannot be committed now stay in the journal; the next start commits them.
+    }
     closeSync(this.journal);
   }
 

@@ -25,6 +25,7 @@ const ALLOWED: Record<string, string> = {
   'sandbox/runner/runner.ts': 'probes bwrap with a scratch workspace of its own',
   'sandbox/runner/spawn.ts': "starts the bwrap probe (the runtimes' commands start inside them)",
   'runtime/bundle.ts': 'writes the bundled runtime program to the temp dir',
+  'ops/disk.ts': 'statfs of the data dir for readiness and metrics',
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
   'runtime/backends/host-pids.ts': "reads the host's /proc to find a held command's pid",

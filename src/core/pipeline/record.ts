@@ -1,6 +1,6 @@
 // Outermost middleware: every call — run, failed, or refused by validation or policy — gets one audit
 // row (the source of the stats) and start/end activity events. Unexpected exceptions become INTERNAL_ERROR.
-import { isToolgateError, toolgateError, type ToolgateError } from '../errors.js';
+import { fromStorageError, isToolgateError, toolgateError, type ToolgateError } from '../errors.js';
 import type { EventHub } from '../events.js';
 import type { ToolLogger } from '../context.js';
 import type { AuditStatus, AuditStore } from '../../store/audit.js';
@@ -13,6 +13,11 @@ export function asToolgateError(
   context: Record<string, unknown>,
 ): ToolgateError {
   if (isToolgateError(err)) return err;
+  const storage = fromStorageError(err);
+  if (storage) {
+    logger.warn({ err, ...context }, 'tool call failed on storage');
+    return storage;
+  }
   logger.error({ err, ...context }, 'tool call failed with an unexpected error');
   return toolgateError(
     'INTERNAL_ERROR',

@@ -37,6 +37,11 @@ export const JobSummary = Type.Object({
   durationMs: Type.Integer(),
   outputBytes: Type.Integer({ description: 'Bytes in the job log (stdout and stderr interleaved)' }),
   outputLimitReached: Type.Boolean({ description: 'The log hit its size cap and the command was stopped' }),
+  logError: Type.Optional(
+    Type.String({
+      description: 'Why the job log stopped growing early (e.g. a full disk); the command ran on',
+    }),
+  ),
   stdinOpen: Type.Boolean({ description: 'job_input can still write to the command' }),
 });
 export type JobSummaryData = Static<typeof JobSummary>;
@@ -55,6 +60,7 @@ export function jobSummary(job: Job): JobSummaryData {
     durationMs: job.durationMs,
     outputBytes: job.log.bytes,
     outputLimitReached: job.log.full,
+    ...(job.log.failure !== null ? { logError: job.log.failure } : {}),
     stdinOpen: job.stdinOpen,
   };
 }
