@@ -7,6 +7,8 @@ import Fastify from 'fastify';
 import { fmt, load, startServer, type LoadResult } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 3);
+/** The runtime issue's goal is stated at 50 connections. */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const content =
   Array.from({ length: 40 }, (_, i) => `line ${i + 1}: const value${i} = ${i};`).join('\n') + '\n';
 
@@ -37,6 +39,7 @@ const toolgateRequest = {
   method: 'POST' as const,
   headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
   body,
+  connections: CONNECTIONS,
 };
 const policyRequest = {
   ...toolgateRequest,
@@ -48,6 +51,7 @@ const bareRequest = {
   method: 'POST' as const,
   headers: { 'content-type': 'application/json' },
   body,
+  connections: CONNECTIONS,
 };
 
 // Warm up (JIT, SQLite page cache), then alternate short rounds and take each side's median, so a
@@ -67,7 +71,7 @@ const median = (results: LoadResult[]): LoadResult =>
 const bareResult = median(rounds.bare);
 const toolgateResult = median(rounds.toolgate);
 const policyResult = median(rounds.policy);
-console.log(`median of ${ROUNDS} alternating rounds of ${DURATION} s, 10 connections`);
+console.log(`median of ${ROUNDS} alternating rounds of ${DURATION} s, ${CONNECTIONS} connections`);
 
 const auditRows = (server.app.services.db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number })
   .n;
@@ -79,7 +83,8 @@ console.log(
   `toolgate + policies  : ${fmt(policyResult.requestsPerSec, 0)} req/s, p50 ${policyResult.p50Ms} ms`,
 );
 console.log(
-  `ratio toolgate/bare  : ${fmt(toolgateResult.requestsPerSec / bareResult.requestsPerSec)} (target >= 0.80)`,
+  `ratio toolgate/bare  : ${fmt(toolgateResult.requestsPerSec / bareResult.requestsPerSec)} ` +
+    '(goal >= 0.6 at 50 connections; 0.51 before the session runtime)',
 );
 console.log(
   `ratio policies/bare  : ${fmt(policyResult.requestsPerSec / bareResult.requestsPerSec)} (target >= 0.75)`,

@@ -152,9 +152,23 @@ export function fromFsError(err: unknown, displayPath: string): ToolgateError {
     case 'ELOOP':
       return toolgateError('INVALID_PATH', `Too many levels of symbolic links: ${displayPath}`);
     case 'EDQUOT':
-    case 'ENOSPC':
     case 'EFBIG':
       return toolgateError('QUOTA_EXCEEDED', `No space left to write ${displayPath}`);
+    case 'ENOSPC':
+      return toolgateError('INSUFFICIENT_STORAGE', `The disk is full: ${displayPath} could not be written`, {
+        suggestion: 'Delete files that are no longer needed, or retry once the operator has freed space.',
+      });
+    case 'EROFS':
+    case 'EIO':
+    case 'EMFILE':
+    case 'ENFILE':
+      return toolgateError(
+        'STORAGE_UNAVAILABLE',
+        `The workspace storage failed on ${displayPath} (${code})`,
+        {
+          suggestion: 'Retry in a few seconds; if it persists, the operator should check the data volume.',
+        },
+      );
     default:
       // Not a caller's mistake we can name: a bug or an environment fault. Never echo the host path.
       return toolgateError(
