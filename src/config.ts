@@ -217,14 +217,18 @@ function readConfigFile(file: string): ConfigFile {
   }
   const check = Compile(ConfigFileSchema);
   if (!check.Check(parsed)) {
-    const problems = [...check.Errors(parsed)].map((e) => {
+    const errors = [...check.Errors(parsed)];
+    const problems = errors.flatMap((e) => {
       const extra = (e.params as { additionalProperties?: string[] }).additionalProperties;
       const where = e.instancePath || '/';
-      return extra
-        ? `${where}: unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')}`
-        : `${where}: ${e.message}`;
+      if (extra) return [`${where}: unknown key(s) ${extra.map((k) => `"${k}"`).join(', ')}`];
+      // `additionalProperties: false` also reports each extra key as "schema is false" at its own path;
+      // the line above already names it.
+      if (e.keyword === 'boolean') return [];
+      return [`${where}: ${e.message}`];
     });
-    throw new ConfigError(`TOOLGATE_CONFIG ${file} is invalid:\n  ${[...new Set(problems)].join('\n  ')}`);
+    // One line, so a process supervisor's log shows the whole reason.
+    throw new ConfigError(`TOOLGATE_CONFIG ${file} is invalid: ${[...new Set(problems)].join('; ')}`);
   }
   return parsed;
 }

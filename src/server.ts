@@ -2,6 +2,7 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { installGracefulShutdown } from './ops/shutdown.js';
+import { explainListenError } from './ops/startup.js';
 
 async function main(): Promise<void> {
   let config;
@@ -29,7 +30,13 @@ async function main(): Promise<void> {
     graceMs: config.shutdown.graceSeconds * 1000,
     exit: (code) => process.exit(code),
   });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // Stop what buildApp started (runtimes, timers) before the process exits with the reason.
+    await Promise.race([app.close(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    throw explainListenError(err, config.host, config.port);
+  }
 }
 
 main().catch((err) => {

@@ -1,7 +1,6 @@
 // Builds the long-lived parts of one app — database, stores, workspaces, tool registry, pipeline,
 // event hub, sweeper — and releases them in close(). Nothing here runs at import.
 import { setMaxListeners } from 'node:events';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import type { ToolLogger, ToolServices } from './core/context.js';
@@ -25,6 +24,7 @@ import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
 import { openDatabase, type Db } from './store/db.js';
+import { openDatabaseOrExplain, prepareDataDir } from './ops/startup.js';
 import { SessionStore } from './store/sessions.js';
 import { StatsStore } from './store/stats.js';
 import { FileReadStore } from './store/file-reads.js';
@@ -66,9 +66,8 @@ export async function createServices(
   logger: ToolLogger,
   options: ServiceOptions = {},
 ): Promise<Services> {
-  await fs.mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await prepareDataDir(config.dataDir, ['workspaces']);
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
-  await fs.mkdir(workspaces.baseDir, { recursive: true, mode: 0o700 });
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
@@ -94,7 +93,7 @@ export async function createServices(
   }
 
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
-  const db: Db = openDatabase(path.join(config.dataDir, 'toolgate.db'));
+  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'), openDatabase);
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());

@@ -54,19 +54,26 @@ describe.skipIf(!isRoot)('disk full on the data filesystem', () => {
       console.info('disk-full test skipped: cannot mount a tmpfs here');
       context.skip();
     }
-    const s = await t.createSession({ profile: 'full' });
-    // The write tools' quota: 3 MB files until the fourth would pass 8 MB.
+    const s = await t.createSession({ profile: 'full', files: { 'note.txt': 'one\ntwo\n' } });
+    const acknowledged: string[] = [];
+    const call = async (tool: string, input: unknown) => {
+      const res = await t.call(s, tool, input);
+      if (res.body.callId) acknowledged.push(res.body.callId);
+      return res;
+    };
+    // The write tools' quota: 3 MB files until the third would pass 8 MB.
     const content = 'x'.repeat(3 * MiB);
-    expect((await t.call(s, 'write_file', { path: 'a.bin', content })).status).toBe(200);
-    expect((await t.call(s, 'write_file', { path: 'b.bin', content })).status).toBe(200);
-    const third = await t.call(s, 'write_file', { path: 'c.bin', content });
+    expect((await call('write_file', { path: 'a.bin', content })).status).toBe(200);
+    expect((await call('write_file', { path: 'b.bin', content })).status).toBe(200);
+    const third = await call('write_file', { path: 'c.bin', content });
     expect(third.status).toBe(507);
     expect(third.body.error.code).toBe('QUOTA_EXCEEDED');
 
     // The command that filled the disk before: stopped at the quota with a clear reason.
-    const dd = await t.call(s, 'run_command', { command: 'dd if=/dev/zero of=fill bs=1M count=50' });
+    const dd = await call('run_command', { command: 'dd if=/dev/zero of=fill bs=1M count=50' });
     expect(dd.status).toBe(200);
     expect(dd.body.data.job.killReason).toBe('quota');
+    expect((await call('delete_file', { path: 'fill' })).status).toBe(200);
 
     // Now fill the disk itself, from outside the service (another tenant, a log file…).
     const filler = path.join(dataDir!, 'filler');
@@ -81,27 +88,55 @@ describe.skipIf(!isRoot)('disk full on the data filesystem', () => {
     expect(ready.body.checks.disk.ok).toBe(false);
     expect(ready.body.checks.disk.detail).toMatch(/nearly full/);
 
+    // Writes within the quota but not within the disk: 507 INSUFFICIENT_STORAGE, old content kept whole.
+    const full = (res: { status: number; body: { error?: { code: string; suggestion?: string } } }) => {
+      expect(res.status).toBe(507);
+      expect(res.body.error?.code).toBe('INSUFFICIENT_STORAGE');
+      expect(res.body.error?.suggestion).toBeTruthy();
+    };
+    full(await call('write_file', { path: 'a.bin', content: 'y'.repeat(MiB) }));
+    full(await call('edit_file', { path: 'note.txt', old_string: 'two', new_string: 'TWO'.repeat(300_000) }));
+    full(
+      await call('apply_patch', {
+        patch: '--- a/note.txt\n+++ b/note.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+' + 'z'.repeat(MiB) + '\n',
+      }),
+    );
+    const kept = await call('read_file', { path: 'note.txt' });
+    expect(kept.body).toMatchObject({ data: { content: 'one\ntwo' } });
+    expect((await call('file_info', { path: 'a.bin' })).body.data.size).toBe(3 * MiB);
+
     // A command whose output cannot be logged: it runs on, the log says why it stopped growing.
-    const chatty = await t.call(s, 'run_command', {
-      command: 'rm -f fill; head -c 300000 /dev/zero | tr "\\0" x; echo done',
+    const chatty = await call('run_command', {
+      command: 'head -c 300000 /dev/zero | tr "\\0" x; echo done',
     });
     expect(chatty.status).toBe(200);
     expect(chatty.body.data.stdout).toContain('done');
 
-    // A new session on a full disk: a clear 507, not a 500.
+    // A new session with seed files on a full disk: a clear 507, not a 500.
     const created = await t
       .admin(t.http.post('/v1/sessions'))
       .send({ files: { 'big.txt': 'y'.repeat(MiB) } });
-    expect([201, 507]).toContain(created.status);
-    if (created.status === 507)
-      expect(created.body.error.code).toMatch(/INSUFFICIENT_STORAGE|QUOTA_EXCEEDED/);
+    expect(created.status).toBe(507);
+    expect(created.body.error.code).toBe('INSUFFICIENT_STORAGE');
 
-    // The service kept serving throughout; free the space and it is ready again.
+    // The service kept serving throughout; free the space and it is ready again, by itself.
     unlinkSync(filler);
     const again = await t.http.get('/readyz');
     expect(again.body.checks.disk.ok).toBe(true);
     const after = await t.createSession({ files: { 'ok.txt': 'fine\n' } });
     expect((await t.call(after, 'read_file', { path: 'ok.txt' })).body.data.content).toBe('fine');
+    // The same edit works now, and undo (its history was kept) brings the old text back.
+    expect((await call('edit_file', { path: 'note.txt', old_string: 'two', new_string: 'TWO' })).status).toBe(
+      200,
+    );
+    expect((await call('undo_edit', { path: 'note.txt' })).status).toBe(200);
+    expect((await call('read_file', { path: 'note.txt' })).body.data.content).toBe('one\ntwo');
+
+    // Every acknowledged call, those refused on the full disk included, has its audit row.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${s.id}&limit=500`));
+    const audited = new Set((audit.body.entries as { callId: string }[]).map((entry) => entry.callId));
+    expect(acknowledged.filter((id) => !audited.has(id))).toEqual([]);
     writeFileSync(path.join(dataDir!, 'probe'), 'x');
   });
 });

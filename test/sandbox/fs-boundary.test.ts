@@ -11,7 +11,6 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /** Files outside the runtime allowed to use node:fs or child_process, and why. */
 const ALLOWED: Record<string, string> = {
   'config.ts': 'reads the config file',
-  'services.ts': 'creates the data dir',
   'core/plugins.ts': "loads plugin modules from the operator's plugin dir",
   'routes/health.ts': 'checks the data dir and the workspaces base dir are writable',
   'jobs/job-log.ts': 'job logs live in the data dir',
@@ -26,6 +25,7 @@ const ALLOWED: Record<string, string> = {
   'sandbox/runner/spawn.ts': "starts the bwrap probe (the runtimes' commands start inside them)",
   'runtime/bundle.ts': 'writes the bundled runtime program to the temp dir',
   'ops/disk.ts': 'statfs of the data dir for readiness and metrics',
+  'ops/startup.ts': 'creates the data dir and proves it writable before anything else starts',
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
   'runtime/backends/host-pids.ts': "reads the host's /proc to find a held command's pid",

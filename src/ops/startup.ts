@@ -1,0 +1,99 @@
+// Start-up faults an operator can fix: the data dir, the database file and the listening port. Each
+// becomes a StartupError with one line naming the thing and what to do, instead of a bare errno
+// (Node's recursive mkdir even reports a read-only parent as ENOENT).
+import { constants, promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+const errnoCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoException)?.code;
+
+/** Why a directory cannot be written, in words; looks at the nearest ancestor that exists. */
+async function whyNotWritable(dir: string, err: unknown): Promise<string> {
+  let existing = dir;
+  for (;;) {
+    try {
+      const stats = await fs.stat(existing);
+      if (!stats.isDirectory()) return `${existing} is not a directory`;
+      break;
+    } catch {
+      const parent = path.dirname(existing);
+      if (parent === existing) break;
+      existing = parent;
+    }
+  }
+  try {
+    await fs.access(existing, constants.W_OK);
+  } catch (accessErr) {
+    err = accessErr;
+  }
+  switch (errnoCode(err)) {
+    case 'EROFS':
+      return `${existing} is on a read-only file system`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${existing} is not writable by this user (uid ${process.getuid?.() ?? '?'})`;
+    case 'ENOTDIR':
+    case 'EEXIST':
+      return `a path component is not a directory`;
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return 'no space left on its file system';
+    default:
+      return (err as Error)?.message ?? String(err);
+  }
+}
+
+/** Creates the data dir (and the named subdirectories) and proves it writable with a probe file. */
+export async function prepareDataDir(dir: string, subdirs: readonly string[] = []): Promise<void> {
+  const fail = async (err: unknown) =>
+    new StartupError(
+      `data dir ${dir} is not usable: ${await whyNotWritable(dir, err)} (set TOOLGATE_DATA_DIR)`,
+    );
+  try {
+    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    for (const sub of subdirs) await fs.mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 });
+    const probe = path.join(dir, `.write-probe-${process.pid}`);
+    await fs.writeFile(probe, '');
+    await fs.unlink(probe);
+  } catch (err) {
+    throw await fail(err);
+  }
+}
+
+/** Opens the database with a message that names the file when it is damaged or not one. */
+export function openDatabaseOrExplain<T>(file: string, open: (file: string) => T): T {
+  try {
+    return open(file);
+  } catch (err) {
+    const code = errnoCode(err);
+    const hint =
+      code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT'
+        ? '; restore it from a backup, or move it away to start with an empty database'
+        : code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN'
+          ? '; check that the data dir is writable'
+          : '';
+    throw new StartupError(`database ${file}: ${(err as Error).message}${hint}`);
+  }
+}
+
+/** Explains a failed listen (port taken, privileged port, address not on this machine). */
+export function explainListenError(err: unknown, host: string, port: number): Error {
+  switch (errnoCode(err)) {
+    case 'EADDRINUSE':
+      return new StartupError(
+        `port ${port} on ${host} is already in use; stop the other process or set PORT`,
+      );
+    case 'EACCES':
+      return new StartupError(`not allowed to listen on port ${port}; use a port above 1023 or set PORT`);
+    case 'EADDRNOTAVAIL':
+      return new StartupError(`${host} is not an address of this machine; set HOST`);
+    default:
+      return err instanceof Error ? err : new Error(String(err));
+  }
+}
