@@ -46,10 +46,15 @@ export const jobLimitsFor = (outputMaxBytes: number): JobLimits => ({
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const newJobId = () => `job_${randomBytes(9).toString('base64url')}`;
 
-/** Jobs do not survive a restart, so logs left by the previous run are removed. */
+/**
+ * Jobs do not survive a restart, so logs left by the previous run are removed. The directory's contents
+ * go, not the directory itself: an operator may have mounted a volume of its own there.
+ */
 export async function createJobManager(runner: CommandRunner, jobsDir: string, limits: JobLimits) {
-  await fs.rm(jobsDir, { recursive: true, force: true });
   await fs.mkdir(jobsDir, { recursive: true, mode: 0o700 });
+  for (const entry of await fs.readdir(jobsDir)) {
+    await fs.rm(path.join(jobsDir, entry), { recursive: true, force: true });
+  }
   return new JobManager(runner, jobsDir, limits);
 }
 
@@ -78,7 +83,11 @@ export class JobManager {
       );
     }
     const dir = this.dirFor(request.sessionId);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch {
+      // A full or read-only disk: the command still runs; its log cannot open and says why (JobLog).
+    }
     const id = newJobId();
     const log = new JobLog(path.join(dir, `${id}.log`), this.limits.logMaxBytes);
     let process;

@@ -57,8 +57,24 @@ export class RuntimeConnection {
       resolve: (r) => readyResolve(r.result as { pid: number }),
       reject: readyReject,
     });
+    let stderrTail = '';
+    // Listen for 'error' before anything else: a spawn that fails for want of descriptors (EMFILE)
+    // emits it on the next tick, and an 'error' nobody listens to would stop the whole service.
+    this.closed = new Promise((resolve) => {
+      child.once('close', (code, signal) => {
+        const detail = stderrTail.trim().split('\n').slice(-3).join(' | ');
+        this.fail(`it exited (${signal ?? `code ${code}`})${detail ? `: ${detail.slice(0, 300)}` : ''}`);
+        resolve();
+      });
+      child.once('error', (err) => {
+        this.fail(`it could not be started (${err.message})`);
+        resolve();
+      });
+    });
+    // Such a spawn also leaves the child without pipes; 'error' (above) ends it.
+    if (!child.stdin || !child.stdout || !child.stderr) return;
     const reader = new FrameReader();
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       let frames;
       try {
         frames = reader.push(chunk);
@@ -79,23 +95,11 @@ export class RuntimeConnection {
         }
       }
     });
-    let stderrTail = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
+    child.stderr.on('data', (chunk: Buffer) => {
       stderrTail = (stderrTail + chunk.toString('utf8')).slice(-2000);
       for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.onStderr(line);
     });
-    child.stdin!.on('error', () => undefined);
-    this.closed = new Promise((resolve) => {
-      child.once('close', (code, signal) => {
-        const detail = stderrTail.trim().split('\n').slice(-3).join(' | ');
-        this.fail(`it exited (${signal ?? `code ${code}`})${detail ? `: ${detail.slice(0, 300)}` : ''}`);
-        resolve();
-      });
-      child.once('error', (err) => {
-        this.fail(`it could not be started (${err.message})`);
-        resolve();
-      });
-    });
+    child.stdin.on('error', () => undefined);
   }
 
   get alive(): boolean {

@@ -2,6 +2,7 @@
 // itself, and never looks inside it. Everything inside is the session runtime's business (src/runtime).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { makeDirs } from '../lib/make-dirs.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -15,7 +16,7 @@ export class WorkspaceManager {
   }
 
   async create(sessionId: string): Promise<void> {
-    await fs.mkdir(this.dirFor(sessionId), { recursive: true, mode: 0o700 });
+    await makeDirs(this.dirFor(sessionId), 0o700);
   }
 
   /**

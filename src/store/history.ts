@@ -9,6 +9,7 @@ import { isToolgateError, toolgateError } from '../core/errors.js';
 import type { TreeEntry } from '../runtime/ops/tree.js';
 import type { Workspace } from '../runtime/workspace.js';
 import type { Db, Migration } from './db.js';
+import { makeDirs } from '../lib/make-dirs.js';
 
 export const historyMigrations: Migration[] = [
   {
@@ -149,7 +150,7 @@ export class HistoryStore {
   }
 
   private async newBlob(sessionId: string): Promise<string> {
-    await fs.mkdir(path.join(this.dir, sessionId), { recursive: true, mode: 0o700 });
+    await makeDirs(path.join(this.dir, sessionId), 0o700);
     return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
   }
 

@@ -6,6 +6,7 @@ import { fromFsError, toolgateError } from '../../core/errors.js';
 import type { FileOps } from '../ops/files.js';
 import { reply, type Handlers } from './handler.js';
 import { entryType, notRegular, openRegular, toFileStat } from './stat.js';
+import { makeDirs } from '../../lib/make-dirs.js';
 
 const lstatOrNull = (absolute: string): Promise<Stats | null> => fs.lstat(absolute).catch(() => null);
 
@@ -47,7 +48,7 @@ export async function writeAtomic(
 ): Promise<{ created: boolean; stat: Stats }> {
   const previous = await lstatOrNull(absolute);
   const keepMode = mode ?? (previous?.isFile() ? previous.mode & 0o7777 : undefined);
-  await fs.mkdir(path.dirname(absolute), { recursive: true });
+  await makeDirs(path.dirname(absolute));
   const temp = path.join(
     path.dirname(absolute),
     `.${path.basename(absolute)}.tg-${randomBytes(6).toString('hex')}.tmp`,
@@ -142,7 +143,7 @@ export const fileHandlers: Handlers<FileOps> = {
         throw toolgateError('ALREADY_EXISTS', `${target.relative} exists and is not a directory`);
       return reply({ relative: target.relative, created: false });
     }
-    await guard(target.relative, () => fs.mkdir(target.absolute, { recursive: true }));
+    await guard(target.relative, () => makeDirs(target.absolute));
     return reply({ relative: target.relative, created: true });
   },
 
@@ -171,7 +172,7 @@ export const fileHandlers: Handlers<FileOps> = {
       throw toolgateError('PERMISSION_DENIED', 'The workspace root cannot be moved or replaced');
     }
     await guard(destination.relative, async () => {
-      await fs.mkdir(path.dirname(destination.absolute), { recursive: true });
+      await makeDirs(path.dirname(destination.absolute));
       const replaced = await lstatOrNull(destination.absolute);
       await fs.rename(source.absolute, destination.absolute);
       if (replaced) usage.invalidate();
@@ -182,7 +183,7 @@ export const fileHandlers: Handlers<FileOps> = {
   async symlink({ target, path: input }, _payload, { paths }) {
     const at = await paths.resolve(input, { followFinalSymlink: false });
     await guard(at.relative, async () => {
-      await fs.mkdir(path.dirname(at.absolute), { recursive: true });
+      await makeDirs(path.dirname(at.absolute));
       await fs.symlink(target, at.absolute);
     });
     return reply({ relative: at.relative });

@@ -6,6 +6,7 @@ import { fromFsError, toolgateError } from '../../core/errors.js';
 import type { TreeEntry, TreeOps } from '../ops/tree.js';
 import { reply, type Handlers } from './handler.js';
 import { readRegular } from './files.js';
+import { makeDirs } from '../../lib/make-dirs.js';
 
 export const treeHandlers: Handlers<TreeOps> = {
   async packTree({ path: input, maxBytes }, _payload, { paths, signal }) {
@@ -51,7 +52,7 @@ export const treeHandlers: Handlers<TreeOps> = {
       throw toolgateError('ALREADY_EXISTS', `${root.relative} already exists`);
     let offset = 0;
     try {
-      await fs.mkdir(path.dirname(root.absolute), { recursive: true });
+      await makeDirs(path.dirname(root.absolute));
       for (const entry of entries) {
         // Entry paths come from our own pack; still, none may climb out of the directory.
         const parts = entry.path.split('/');

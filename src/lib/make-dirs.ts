@@ -1,0 +1,41 @@
+// `mkdir -p` that reports the real reason. Node's recursive mkdir turns every failure below an existing
+// ancestor into ENOENT (a read-only mount, a full disk, a missing permission all read "no such file"),
+// which would send a caller to look for a missing file. On ENOENT this creates the first missing level
+// without `recursive`, so the kernel's own code (EROFS, ENOSPC, EACCES…) is what the caller sees.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export async function makeDirs(dir: string, mode?: number): Promise<void> {
+  try {
+    await fs.mkdir(dir, { recursive: true, mode });
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    throw (await realReason(dir, mode)) ?? err;
+  }
+}
+
+/** The error of creating the first missing directory on the way to `dir`; undefined if none fails. */
+async function realReason(dir: string, mode: number | undefined): Promise<unknown> {
+  const missing: string[] = [];
+  let current = dir;
+  for (;;) {
+    const exists = await fs.lstat(current).then(
+      () => true,
+      () => false,
+    );
+    if (exists) break;
+    missing.unshift(current);
+    const parent = path.dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const level of missing) {
+    try {
+      await fs.mkdir(level, { mode });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return err;
+    }
+  }
+  return undefined;
+}
