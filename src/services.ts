@@ -13,7 +13,7 @@ import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
 import { diskState } from './ops/disk.js';
-import { Metrics } from './ops/metrics.js';
+import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
 import { gateOnSandbox } from './sandbox/runner/availability.js';
 import { createRunner, type RunnerOptions } from './sandbox/runner/runner.js';
@@ -100,6 +100,23 @@ export async function createServices(
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
   metrics.setRuntimeSource(() => runtimes.stats());
   metrics.setDiskSource(() => diskState(config.dataDir));
+  metrics.setSessionUsageSource(async () => {
+    const bySession = new Map<string, SessionUsageMetric>();
+    for (const sessionId of jobs.sessionsWithJobs())
+      bySession.set(sessionId, { sessionId, logBytes: jobs.logBytes(sessionId) });
+    await Promise.all(
+      runtimes.running().map(async (runtime) => {
+        const usage = await runtime.diskUsage().catch(() => null);
+        const entry = bySession.get(runtime.sessionId) ?? {
+          sessionId: runtime.sessionId,
+          logBytes: jobs.logBytes(runtime.sessionId),
+        };
+        if (usage) Object.assign(entry, { workspaceBytes: usage.bytes, workspaceFiles: usage.files });
+        bySession.set(runtime.sessionId, entry);
+      }),
+    );
+    return [...bySession.values()];
+  });
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();

@@ -149,6 +149,11 @@ export class JobManager {
     return total;
   }
 
+  /** Sessions that have kept jobs. */
+  sessionsWithJobs(): string[] {
+    return [...this.bySession.keys()];
+  }
+
   /** Drops the oldest finished jobs (with their logs) past the count and the session's log quota. */
   private prune(sessionId: string): void {
     const jobs = this.bySession.get(sessionId);

@@ -24,6 +24,14 @@ export interface RuntimeMetricsSource {
   crashes: number;
 }
 
+/** One session's disk use, for the per-session gauges. */
+export interface SessionUsageMetric {
+  sessionId: string;
+  workspaceBytes?: number;
+  workspaceFiles?: number;
+  logBytes: number;
+}
+
 // Tool calls are mostly milliseconds; commands can run for minutes.
 const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
 
@@ -116,6 +124,42 @@ export class Metrics {
         if (disk) this.set(disk.freeInodes);
       },
     });
+  }
+
+  /**
+   * Disk used by each session, read at scrape time: its workspace (from sessions whose runtime is
+   * running: a stopped one is not started for a scrape) and its kept command logs. One series per live
+   * session, so the cardinality is bounded by the sessions the service holds.
+   */
+  setSessionUsageSource(source: () => Promise<SessionUsageMetric[]>): void {
+    let latest: Promise<SessionUsageMetric[]> | null = null;
+    // The three gauges share one reading per scrape.
+    const read = () => (latest ??= source().finally(() => setImmediate(() => (latest = null))));
+    const gauge = (name: string, help: string, value: (usage: SessionUsageMetric) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['session'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const usage of await read().catch(() => [])) {
+            const v = value(usage);
+            if (v !== undefined) this.set({ session: usage.sessionId }, v);
+          }
+        },
+      });
+    gauge(
+      'toolgate_session_workspace_bytes',
+      "Bytes in regular files of a session's workspace (sessions with a running runtime)",
+      (usage) => usage.workspaceBytes,
+    );
+    gauge(
+      'toolgate_session_workspace_files',
+      "Regular files in a session's workspace (sessions with a running runtime)",
+      (usage) => usage.workspaceFiles,
+    );
+    gauge('toolgate_session_log_bytes', "Bytes in a session's kept command logs", (usage) => usage.logBytes);
   }
 
   setRuntimeSource(source: () => RuntimeMetricsSource): void {

@@ -76,6 +76,11 @@ export class RuntimeManager {
     return runtime;
   }
 
+  /** The runtimes that are running now (none is started by asking). */
+  running(): SessionRuntime[] {
+    return [...this.runtimes.values()].filter((runtime) => runtime.state === 'running');
+  }
+
   get(sessionId: string): SessionRuntime | undefined {
     return this.runtimes.get(sessionId);
   }

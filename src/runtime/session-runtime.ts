@@ -185,6 +185,15 @@ export class SessionRuntime {
     return (await this.connection.call('ping', {})).result;
   }
 
+  /**
+   * The workspace's disk use from a running runtime, without counting as activity (a metrics scrape must
+   * not keep idle runtimes alive); null when it is not running.
+   */
+  async diskUsage(): Promise<OpResult<'usage'> | null> {
+    if (!this.connection?.alive) return null;
+    return (await this.connection.call('usage', {})).result;
+  }
+
   /** Stops the runtime and everything it started. The next operation starts it again. */
   async stop(): Promise<void> {
     this.clearTimers();

@@ -159,6 +159,9 @@ export class AuditStore {
   private sequence = 0;
   private pending: (AuditEntry & { journalKey: string })[] = [];
   private timer: NodeJS.Timeout | null = null;
+  /** Bytes in the journal file (it is emptied after each commit that leaves nothing pending). */
+  private journalBytes = 0;
+  private journalFailures = 0;
 
   constructor(
     private readonly db: Db,
@@ -201,13 +204,44 @@ export class AuditStore {
     closeSync(fd);
   }
 
-  /** Durable against a process crash when it returns; committed to SQLite shortly after. */
+  /**
+   * Durable against a process crash when it returns; committed to SQLite shortly after. On a full or
+   * failing disk the journal cannot take the row: it is kept in memory and committed with the next
+   * commit that succeeds (only a crash before then would lose it). The call it records still succeeds.
+   */
   record(entry: AuditEntry): void {
     const row = { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
-    writeSync(this.journal, `${JSON.stringify(row)}\n`);
+    this.appendToJournal(Buffer.from(`${JSON.stringify(row)}\n`));
     this.pending.push(row);
     if (this.pending.length >= FLUSH_BATCH) this.flushInBackground();
     else this.timer ??= setTimeout(() => this.flushInBackground(), FLUSH_DELAY_MS);
+  }
+
+  private appendToJournal(line: Buffer): void {
+    let written = 0;
+    try {
+      written = writeSync(this.journal, line);
+    } catch {
+      // nothing was written
+    }
+    if (written === line.length) {
+      this.journalBytes += written;
+      return;
+    }
+    this.journalFailures++;
+    if (written > 0) {
+      // A torn line would swallow the next row at recovery: cut it off.
+      try {
+        ftruncateSync(this.journal, this.journalBytes);
+      } catch {
+        // Recovery drops a line it cannot parse; the row itself is still in memory.
+      }
+    }
+  }
+
+  /** Rows the journal could not take since the start (a full or failing disk); for metrics and logs. */
+  get unjournaledRows(): number {
+    return this.journalFailures;
   }
 
   /**
@@ -232,7 +266,10 @@ export class AuditStore {
     // Only a committed batch leaves the journal and the pending list: a failed commit is retried.
     this.insertBatch(batch);
     this.pending = this.pending.slice(batch.length);
-    if (this.pending.length === 0) ftruncateSync(this.journal, 0);
+    if (this.pending.length === 0) {
+      ftruncateSync(this.journal, 0);
+      this.journalBytes = 0;
+    }
   }
 
   close(): void {

@@ -105,6 +105,19 @@ describe.skipIf(!isRoot)('disk full on the data filesystem', () => {
     expect(kept.body).toMatchObject({ data: { content: 'one\ntwo' } });
     expect((await call('file_info', { path: 'a.bin' })).body.data.size).toBe(3 * MiB);
 
+    // Refill what the refused writes gave back, to the last block: reads still answer, and their audit
+    // rows, which the journal has no room for, are kept in memory until SQLite can take them.
+    const topUp = path.join(dataDir!, 'filler-2');
+    try {
+      execFileSync('dd', ['if=/dev/zero', `of=${topUp}`, 'bs=4k', 'count=100000'], { stdio: 'ignore' });
+    } catch {
+      // ENOSPC: full again
+    }
+    const unjournaledBefore = t.app.services.audit.unjournaledRows;
+    for (let i = 0; i < 20; i++) expect((await call('read_file', { path: 'note.txt' })).status).toBe(200);
+    expect(t.app.services.audit.unjournaledRows).toBeGreaterThan(unjournaledBefore);
+    unlinkSync(topUp);
+
     // A command whose output cannot be logged: it runs on, the log says why it stopped growing.
     const chatty = await call('run_command', {
       command: 'head -c 300000 /dev/zero | tr "\\0" x; echo done',

@@ -101,4 +101,28 @@ describe('GET /metrics', () => {
       }),
     ).toBe(2);
   });
+
+  it('exposes free space of the data filesystem and each session’s disk use, without keeping runtimes busy', async () => {
+    const session = await t.createSession({ profile: 'full', files: { 'a.txt': 'x'.repeat(1000) } });
+    expect(
+      (await t.call(session, 'run_command', { command: 'head -c 5000 /dev/zero | tr "\\0" y' })).status,
+    ).toBe(200);
+    const runtime = t.app.services.runtimes.get(session.id)!;
+    const before = runtime.lastActivity;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const text = (await t.admin(t.http.get('/metrics'))).text;
+    expect(sample(text, 'toolgate_data_free_bytes')).toBeGreaterThan(0);
+    expect(sample(text, 'toolgate_data_free_inodes')).toBeGreaterThan(0);
+    expect(sample(text, 'toolgate_session_workspace_bytes', { session: session.id })).toBe(1000);
+    expect(sample(text, 'toolgate_session_workspace_files', { session: session.id })).toBe(1);
+    expect(sample(text, 'toolgate_session_log_bytes', { session: session.id })).toBe(5000);
+    // A scrape is not activity: idle runtimes still stop on time.
+    expect(runtime.lastActivity).toBe(before);
+    // A stopped runtime is not started for a scrape; its logs are still counted.
+    await runtime.stop();
+    const after = (await t.admin(t.http.get('/metrics'))).text;
+    expect(runtime.state).toBe('stopped');
+    expect(sample(after, 'toolgate_session_workspace_bytes', { session: session.id })).toBeUndefined();
+    expect(sample(after, 'toolgate_session_log_bytes', { session: session.id })).toBe(5000);
+  });
 });
