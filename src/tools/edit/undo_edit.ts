@@ -120,6 +120,18 @@ export default defineTool({
     return ctx.services.fileLocks.run(
       resolved.map((relative) => lockKey(ctx, relative)),
       async () => {
+        // Another call may have undone (or added to) this path's history while this one waited for the
+        // locks: act only on the change that was looked at.
+        const still = history.latestChange(ctx.session.id, target.relative);
+        if (still[0]?.changeId !== entries[0].changeId) {
+          throw toolgateError(
+            'CONFLICT',
+            `${target.relative} was undone or changed by another call just now`,
+            {
+              suggestion: 'Read the file to see its state, then call undo_edit again if needed.',
+            },
+          );
+        }
         const restored = [];
         // Newest first: a move that replaced a file is reversed before that file is put back.
         for (const entry of [...entries].reverse()) restored.push(await restore(ctx, entry));

@@ -162,6 +162,24 @@ describe('history and undo_edit', () => {
     expect(none.status).toBe(404);
   });
 
+  it('undoes a change once when several calls ask at the same moment', async () => {
+    await s.call('write_file', { path: 'twice.txt', content: 'one\n' });
+    await s.call('edit_file', { path: 'twice.txt', old_string: 'one', new_string: 'two' });
+    await s.call('edit_file', { path: 'twice.txt', old_string: 'two', new_string: 'three' });
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => s.call('undo_edit', { path: 'twice.txt' })),
+    );
+    const statuses = results.map((res) => res.status).sort();
+    // Each call undoes one step or is told why not; none fails on a step another call already undid.
+    expect(statuses.every((status) => [200, 404, 409].includes(status))).toBe(true);
+    const undone = statuses.filter((status) => status === 200).length;
+    expect(undone).toBeGreaterThanOrEqual(1);
+    expect(undone).toBeLessThanOrEqual(3);
+    const expected = ['three\n', 'two\n', 'one\n', null][undone];
+    if (expected === null) expect((await s.call('read_file', { path: 'twice.txt' })).status).toBe(404);
+    else expect(s.text('twice.txt')).toBe(expected);
+  });
+
   it('brings back a recursively deleted directory', async () => {
     s.put('tree/a.txt', 'A');
     s.put('tree/sub/b.txt', 'B');
