@@ -107,66 +107,72 @@ describe('race: directory swapped for a symlink under every path-taking tool', (
     rmSync(outside, { recursive: true, force: true });
   });
 
-  it(`leaks nothing and changes nothing outside in ${CALLS} calls per tool`, async (context) => {
-    if (!isolated) {
-      console.info('race test skipped: bwrap is not available here, so there is no isolated runtime to test');
-      context.skip();
-    }
-    const s = await t.createSession({
-      profile: 'full',
-      files: {
-        'd/a.txt': 'inside a\n',
-        'd/e.txt': 'one\n',
-        'd/m.txt': 'move me\n',
-        'd/code.ts': 'export function secret() { return 1; }\n',
-        'd/sub/x.txt': 'x\n',
-        'package.json': '{"name":"race"}\n',
-      },
-    });
-    // The swapper: the host path does not exist in the sandbox; /etc and /tmp are the sandbox's own.
-    // A tool may recreate d/ while the real one is away (write_file makes parents): that d is thrown
-    // away when the real one comes back, so the tree stays the same size however long the run.
-    const swap = await t.call(s, 'run_command', {
-      command:
-        `while :; do for target in '${outside}' /etc /tmp; do ` +
-        'mv -T d d.real 2>/dev/null && ln -s -T "$target" d 2>/dev/null; sleep 0.001; ' +
-        'if [ -d d.real ]; then rm -f d 2>/dev/null || rm -rf d; mv -T d.real d; fi; done; done',
-      background: true,
-    });
-    expect(swap.status).toBe(200);
+  it(
+    `leaks nothing and changes nothing outside in ${CALLS} calls per tool`,
+    async (context) => {
+      if (!isolated) {
+        console.info(
+          'race test skipped: bwrap is not available here, so there is no isolated runtime to test',
+        );
+        context.skip();
+      }
+      const s = await t.createSession({
+        profile: 'full',
+        files: {
+          'd/a.txt': 'inside a\n',
+          'd/e.txt': 'one\n',
+          'd/m.txt': 'move me\n',
+          'd/code.ts': 'export function secret() { return 1; }\n',
+          'd/sub/x.txt': 'x\n',
+          'package.json': '{"name":"race"}\n',
+        },
+      });
+      // The swapper: the host path does not exist in the sandbox; /etc and /tmp are the sandbox's own.
+      // A tool may recreate d/ while the real one is away (write_file makes parents): that d is thrown
+      // away when the real one comes back, so the tree stays the same size however long the run.
+      const swap = await t.call(s, 'run_command', {
+        command:
+          `while :; do for target in '${outside}' /etc /tmp; do ` +
+          'mv -T d d.real 2>/dev/null && ln -s -T "$target" d 2>/dev/null; sleep 0.001; ' +
+          'if [ -d d.real ]; then rm -f d 2>/dev/null || rm -rf d; mv -T d.real d; fi; done; done',
+        background: true,
+      });
+      expect(swap.status).toBe(200);
 
-    const statuses = new Map<number, number>();
-    const leaks: string[] = [];
-    const timings: string[] = [];
-    for (const [tool, input] of TOOLS) {
-      const began = performance.now();
-      let next = 0;
-      const worker = async () => {
-        while (next < CALLS) {
-          const i = next++;
-          const res = await t.call(s, tool, input(i));
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          if (res.status >= 500 && res.body?.error?.code !== 'RUNTIME_UNAVAILABLE') {
-            leaks.push(`${tool} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+      const statuses = new Map<number, number>();
+      const leaks: string[] = [];
+      const timings: string[] = [];
+      for (const [tool, input] of TOOLS) {
+        const began = performance.now();
+        let next = 0;
+        const worker = async () => {
+          while (next < CALLS) {
+            const i = next++;
+            const res = await t.call(s, tool, input(i));
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+            if (res.status >= 500 && res.body?.error?.code !== 'RUNTIME_UNAVAILABLE') {
+              leaks.push(`${tool} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+            }
+            if (res.text.includes(SECRET) || (HOST_PASSWD_LINE && res.text.includes(HOST_PASSWD_LINE))) {
+              leaks.push(`${tool} ${JSON.stringify(input(i))} read outside: ${res.text.slice(0, 300)}`);
+            }
           }
-          if (res.text.includes(SECRET) || (HOST_PASSWD_LINE && res.text.includes(HOST_PASSWD_LINE))) {
-            leaks.push(`${tool} ${JSON.stringify(input(i))} read outside: ${res.text.slice(0, 300)}`);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-      timings.push(`${tool} ${Math.round(performance.now() - began)} ms`);
-      if (process.env.TOOLGATE_RACE_VERBOSE) console.info(timings.at(-1));
-    }
-    await t.call(s, 'job_kill', { job_id: swap.body.data.jobId });
+        };
+        await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+        timings.push(`${tool} ${Math.round(performance.now() - began)} ms`);
+        if (process.env.TOOLGATE_RACE_VERBOSE) console.info(timings.at(-1));
+      }
+      await t.call(s, 'job_kill', { job_id: swap.body.data.jobId });
 
-    expect(leaks).toEqual([]);
-    // Nothing outside was created, changed, moved or deleted.
-    expect(snapshotTree(outside)).toEqual(before);
-    for (const dir of ['/etc', tmpdir(), '/', path.dirname(outside)]) expect(tagged(dir), dir).toEqual([]);
-    console.info(
-      `race test: ${CALLS} calls × ${TOOLS.length} tool inputs; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
-        timings.join(', '),
-    );
-  }, Math.max(600_000, CALLS * TOOLS.length * 20));
+      expect(leaks).toEqual([]);
+      // Nothing outside was created, changed, moved or deleted.
+      expect(snapshotTree(outside)).toEqual(before);
+      for (const dir of ['/etc', tmpdir(), '/', path.dirname(outside)]) expect(tagged(dir), dir).toEqual([]);
+      console.info(
+        `race test: ${CALLS} calls × ${TOOLS.length} tool inputs; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
+          timings.join(', '),
+      );
+    },
+    Math.max(600_000, CALLS * TOOLS.length * 20),
+  );
 });
