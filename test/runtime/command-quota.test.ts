@@ -43,4 +43,17 @@ describe('workspace quota for commands', () => {
     expect(info.body.usage.bytes).toBeGreaterThan(4 * MiB);
     expect(info.body.usage.bytes).toBeLessThan(20 * MiB);
   });
+
+  it('holds a command started right after another one that used most of the quota', async () => {
+    const s = await t.createSession({ profile: 'full' });
+    const first = await t.call(s, 'run_command', { command: 'head -c 3500000 /dev/zero > first' });
+    expect(first.body.data.exitCode).toBe(0);
+    // Started at once: the numbers from before the first command may still be all the runtime has.
+    const second = await t.call(s, 'run_command', { command: 'dd if=/dev/zero of=second bs=1M count=50' });
+    expect(second.body.data.job.killReason).toBe('quota');
+    const info = await t.admin(t.http.get(`/v1/sessions/${s.id}`));
+    // Over by at most what the first command wrote (its rescan was under way), never by the 50 MB.
+    expect(info.body.usage.bytes).toBeLessThanOrEqual(4 * MiB + 3_500_000);
+    console.info(`quota 4 MiB: usage after the second command ${info.body.usage.bytes} bytes`);
+  });
 });

@@ -71,15 +71,17 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
 
   // The quota watch: while commands run, rescan now and then; past the quota, every command is stopped.
   let watch: NodeJS.Timeout | null = null;
-  const scheduleWatch = () => {
-    if (watch || quotaBytes === 0 || running.size === 0) return;
+  const scheduleWatch = (delayMs = usage.watchInterval()) => {
+    if (quotaBytes === 0 || running.size === 0) return;
+    if (watch && delayMs === 0) clearTimeout(watch);
+    else if (watch) return;
     watch = setTimeout(() => {
       void usage.scan().then((now) => {
         watch = null;
         if (now.bytes > quotaBytes) for (const entry of running.values()) entry.kill('quota');
         scheduleWatch();
       });
-    }, usage.watchInterval());
+    }, delayMs);
   };
   const find = (proc: number): Running => {
     const entry = running.get(proc);
@@ -119,8 +121,10 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
     child.once('exit', (exitCode, signal) => {
       // A finished command leaves nothing behind in its group.
       killGroup(pid);
-      // What it wrote is not counted: the next usage read rescans.
+      // What it wrote is not counted: rescan. Under a quota, at once and in the background, so the
+      // next command or write usually finds fresh numbers instead of paying for the scan itself.
       usage.invalidate();
+      if (quotaBytes > 0) void usage.scan();
       const grace = killed.then(
         () => new Promise<'grace'>((r) => setTimeout(() => r('grace'), KILL_GRACE_MS)),
       );
@@ -131,9 +135,11 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
         }
         // Its file-size limit was the room left under the quota: if it (or a child, whose SIGXFSZ the shell
         // reports as exit 128+25) hit it, or the workspace is now full, the quota is what stopped it.
+        // A command that succeeded was stopped by nothing; only a failure is worth a scan.
         if (quotaLimited && killReason === undefined) {
-          const full = (await usage.scan()).bytes >= quotaBytes;
-          if (signal === 'SIGXFSZ' || exitCode === 128 + 25 || full) killReason = 'quota';
+          if (signal === 'SIGXFSZ' || exitCode === 128 + 25) killReason = 'quota';
+          else if ((exitCode !== 0 || signal) && (await usage.scan()).bytes >= quotaBytes)
+            killReason = 'quota';
         }
         running.delete(args.proc);
         ctx.send({
@@ -171,10 +177,17 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
         throw toolgateError('NOT_A_DIRECTORY', `cwd ${cwd.relative} is not a directory`);
       // Under a quota, no single file may grow past the room that is left (RLIMIT_FSIZE): a `dd` that
       // would fill the disk stops at the quota instead of somewhere past it.
+      // The room comes from the last numbers even when a command has run since (their rescan is under
+      // way): waiting for a full scan would cost every command as much as the scan. The watch then
+      // scans at once, and stops the command if the workspace is over.
       let limited = args;
       let quotaLimited = false;
+      let staleRoom = false;
       if (quotaBytes > 0) {
-        const room = Math.max(0, quotaBytes - (await usage.current()).bytes);
+        const known = usage.peek();
+        const used = known ? known.usage.bytes : (await usage.current()).bytes;
+        staleRoom = known?.stale ?? false;
+        const room = Math.max(0, quotaBytes - used);
         if (room < args.limits.fileSizeBytes) {
           limited = { ...args, limits: { ...args.limits, fileSizeBytes: room } };
           quotaLimited = true;
@@ -182,7 +195,7 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
       }
       const entry = start(limited, cwd.absolute, ctx, quotaLimited);
       running.set(args.proc, entry);
-      scheduleWatch();
+      scheduleWatch(staleRoom ? 0 : undefined);
       return reply({ pid: entry.pid, cwd: cwd.relative });
     },
     release({ proc }) {

@@ -2,7 +2,7 @@
 // numbers, tool writes adjust them by what they changed, and anything a command did marks them stale
 // (commands write behind our back). While commands run under a quota, a watch rescans at an interval
 // that grows with what a scan costs, and reports when the workspace has gone over.
-import { promises as fs } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 
 export interface Usage {
@@ -12,6 +12,8 @@ export interface Usage {
 
 /** Rescan at most this often while commands run; slower when a scan is expensive (10× its duration). */
 const MIN_WATCH_INTERVAL_MS = 500;
+/** Entries a scan handles between two yields to the event loop. */
+const YIELD_EVERY = 512;
 
 export class UsageTracker {
   private cached: Usage | null = null;
@@ -47,27 +49,49 @@ export class UsageTracker {
     return this.scanning;
   }
 
+  /**
+   * The walk uses synchronous readdir and lstat, a few microseconds each where the promise versions
+   * cost tens, and yields to the event loop every few thousand entries so command output and other
+   * operations of the session keep flowing during a long scan.
+   */
   private async walk(): Promise<Usage> {
     const began = performance.now();
     this.stale = false;
     let bytes = 0;
     let files = 0;
-    const visit = async (dir: string): Promise<void> => {
-      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    let sinceYield = 0;
+    const pending = [this.root];
+    while (pending.length > 0) {
+      const dir = pending.pop()!;
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue; // removed or replaced while we walked
+      }
       for (const entry of entries) {
         const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await visit(full);
+        if (entry.isDirectory()) pending.push(full);
         else if (entry.isFile()) {
           files++;
-          bytes += (await fs.lstat(full).catch(() => ({ size: 0 }))).size;
+          bytes += lstatSync(full, { throwIfNoEntry: false })?.size ?? 0;
         }
       }
-    };
-    await visit(this.root);
+      sinceYield += entries.length + 1;
+      if (sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
     this.cached = { bytes, files };
     this.lastScanMs = performance.now() - began;
     this.scans++;
     return { bytes, files };
+  }
+
+  /** The last numbers, fresh or not (null before the first scan); never scans. */
+  peek(): { usage: Usage; stale: boolean } | null {
+    return this.cached && { usage: { ...this.cached }, stale: this.stale };
   }
 
   /** The interval for the next rescan while commands run. */
