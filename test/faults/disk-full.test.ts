@@ -116,6 +116,18 @@ describe.skipIf(!isRoot)('disk full on the data filesystem', () => {
     const unjournaledBefore = t.app.services.audit.unjournaledRows;
     for (let i = 0; i < 20; i++) expect((await call('read_file', { path: 'note.txt' })).status).toBe(200);
     expect(t.app.services.audit.unjournaledRows).toBeGreaterThan(unjournaledBefore);
+    // SQLite commits on the full disk (todo lists are rows): 200 while its WAL has room, then 507.
+    const todoStatuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const todos = Array.from({ length: 40 }, (_, k) => ({
+        content: `${i}-${k} ${'t'.repeat(900)}`,
+        status: 'pending',
+      }));
+      const res = await call('todo_write', { todos });
+      todoStatuses.push(res.status);
+      if (res.status !== 200) expect(res.body.error.code).toBe('INSUFFICIENT_STORAGE');
+    }
+    expect(todoStatuses).toContain(507);
     unlinkSync(topUp);
 
     // A command whose output cannot be logged: it runs on, the log says why it stopped growing.
