@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { registerAuth } from './http/auth.js';
-import { registerErrorEnvelope } from './http/error-envelope.js';
+import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
@@ -43,6 +43,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Our own onResponse hook writes the one line per request (with session and tool).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.limits.bodyLimitBytes,
+    frameworkErrors: sendFrameworkError,
     // Honour a caller's x-request-id when it is sane, so logs join up across services.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -63,7 +64,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerErrorEnvelope(app);
   registerRequestLog(app, options.logger !== false && config.logLevel !== 'silent');
   registerAuth(app);
-  await registerOpenApi(app, services.registry.categories());
+  await registerOpenApi(
+    app,
+    services.registry.list().map((entry) => entry.tool),
+  );
 
   await app.register(healthRoutes);
   await app.register(sessionRoutes);

@@ -75,6 +75,21 @@ export function sendError(
   return reply.code(error.statusCode).type('application/json').send(body);
 }
 
+/**
+ * Errors Fastify raises before routing (a URL that is not valid percent-encoding, a failed route
+ * constraint) skip the error handler; the `frameworkErrors` option sends them here, so they get the
+ * envelope too.
+ */
+export function sendFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const error =
+    err.code === 'FST_ERR_BAD_URL'
+      ? toolgateError('BAD_REQUEST', 'The URL is not valid (bad percent-encoding)', {
+          suggestion: 'Percent-encode path segments (encodeURIComponent) before sending.',
+        })
+      : fromFastifyError(err);
+  return sendError(reply, request, error);
+}
+
 export function registerErrorEnvelope(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const error = isToolgateError(err) ? err : (fromStorageError(err) ?? fromFastifyError(err));

@@ -3,11 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { AnyTool } from '../core/tool.js';
+import { publishDocument } from './openapi-published.js';
 import { ErrorEnvelopeSchema } from './schemas.js';
 
 export const API_VERSION = '1.0.0';
 
-export async function registerOpenApi(app: FastifyInstance, categories: string[]): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, tools: readonly AnyTool[]): Promise<void> {
+  const categories = [...new Set(tools.map((tool) => tool.category))].sort();
   app.addSchema(ErrorEnvelopeSchema);
   await app.register(swagger, {
     openapi: {
@@ -31,9 +34,17 @@ export async function registerOpenApi(app: FastifyInstance, categories: string[]
         { name: 'approvals', description: 'Calls parked until an operator approves them' },
         { name: 'observability', description: 'Audit log and statistics' },
         { name: 'health', description: 'Liveness and readiness' },
+        { name: 'mcp', description: 'The tools over the Model Context Protocol' },
         ...categories.map((name) => ({ name, description: `Tools in the ${name} category` })),
       ],
     },
+    transformObject: (documentObject) =>
+      publishDocument(
+        ('openapiObject' in documentObject
+          ? documentObject.openapiObject
+          : documentObject.swaggerObject) as Record<string, unknown>,
+        { tools, license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' } },
+      ),
     refResolver: {
       // Keep our $id as the component name (ErrorEnvelope) instead of def-0.
       buildLocalReference: (json, _baseUri, _fragment, i) =>

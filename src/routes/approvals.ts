@@ -53,6 +53,8 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
         operationId: 'listApprovals',
         tags: ['approvals'],
         summary: 'Calls parked for approval (pending by default), newest first',
+        description:
+          'Admin only. Calls whose session profile requires approval wait here with 202 until an operator approves or denies them; filter by status and session.',
         querystring: Type.Object({
           status: Type.Enum(['pending', 'approved', 'completed', 'denied', 'expired'], {
             default: 'pending',
@@ -78,6 +80,10 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
           operationId: `${action}Call`,
           tags: ['approvals'],
           summary: action === 'approve' ? 'Approve a parked call; it runs now' : 'Deny a parked call',
+          description:
+            action === 'approve'
+              ? 'Admin only. Runs the parked call now, through the same pipeline; the caller polling it receives its result.'
+              : 'Admin only. Ends the parked call with 403 APPROVAL_DENIED and the reason given; the tool never runs.',
           params: CallIdParams,
           body: Type.Optional(Decision),
           response: { 200: ApprovalView, ...commonErrors, 409: errorRef },
@@ -101,6 +107,8 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
         operationId: 'getCallResult',
         tags: ['approvals'],
         summary: "A parked call's result: 202 while pending, then the call's own response",
+        description:
+          'Poll with the token of the session that made the call (or the admin key): 202 with the pending body until an operator decides, then the status and body the call would have had.',
         params: Type.Intersect([SessionIdParams, CallIdParams]),
         querystring: Type.Object({
           wait: Type.Integer({

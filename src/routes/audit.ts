@@ -37,6 +37,8 @@ export default async function auditRoutes(fastify: FastifyInstance): Promise<voi
         operationId: 'listAudit',
         tags: ['observability'],
         summary: 'Audit log of tool calls, newest first',
+        description:
+          'One row per tool call, refused ones included: time, session, tool, status, error code, duration, bytes, caller and a redacted input summary. A session token sees its own rows; page with cursor.',
         querystring: Type.Object({
           sessionId: Type.Optional(Type.String({ minLength: 1 })),
           tool: Type.Optional(Type.String({ minLength: 1 })),

@@ -21,6 +21,8 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       schema: {
         operationId: 'health',
         tags: ['health'],
+        summary: 'Liveness: the process is up',
+        description: 'Answers 200 as long as the process serves HTTP; it checks nothing else (see /readyz).',
         security: [],
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
@@ -35,6 +37,11 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       schema: {
         operationId: 'ready',
         tags: ['health'],
+        summary: 'Readiness: database, workspaces, disk and sandbox, each with its state',
+        description:
+          '503 when the database cannot take a write, the workspace root is not writable, the data ' +
+          'filesystem is below its free-space or free-inode floor, or the configured sandbox is missing; ' +
+          'each check says why.',
         security: [],
         response: {
           200: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Check) }),

@@ -13,6 +13,8 @@ export default async function metricsRoutes(app: FastifyInstance): Promise<void>
         operationId: 'metrics',
         tags: ['observability'],
         summary: 'Prometheus metrics (text exposition format); needs the admin key',
+        description:
+          'Calls by tool and outcome, durations, rate-limit refusals, sessions, jobs, session runtimes, free disk and per-session disk use, and the process defaults, in the Prometheus text format.',
         response: {
           200: Type.String({ description: 'Prometheus text format 0.0.4' }),
           ...commonErrors,

@@ -141,6 +141,8 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
         operationId: 'createSession',
         tags: ['sessions'],
         summary: 'Create a session with its own workspace; returns its token once',
+        description:
+          'Admin only. Creates a workspace (optionally seeded with files), picks the tools by profile, categories and exclusions, and returns the session token once; only its hash is stored.',
         body: CreateSessionBody,
         response: { 201: CreatedSession, ...commonErrors },
       },
@@ -178,6 +180,7 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
         operationId: 'listSessions',
         tags: ['sessions'],
         summary: 'List live sessions, newest first',
+        description: 'Admin only. Sessions that have not expired, newest first, paged with cursor.',
         querystring: Type.Object(Pagination),
         response: {
           200: Type.Object({
@@ -209,6 +212,8 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
         operationId: 'getSession',
         tags: ['sessions'],
         summary: 'A session (admin, or the session itself)',
+        description:
+          "The session's settings, its disk use (workspace bytes and files, quota, command logs) and, for the admin, its runtime (state, isolation, restarts, RSS and CPU).",
         params: SessionIdParams,
         response: { 200: SessionDetail, ...commonErrors },
       },
@@ -249,6 +254,8 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
         operationId: 'deleteSession',
         tags: ['sessions'],
         summary: 'Delete a session and its workspace',
+        description:
+          "Stops the session's commands and runtime, removes its workspace, logs and history; its token stops working. Audit rows are kept.",
         params: SessionIdParams,
         response: { 204: Type.Null(), ...commonErrors },
       },

@@ -26,6 +26,8 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
         operationId: 'getStats',
         tags: ['observability'],
         summary: 'Execution statistics from the audit log',
+        description:
+          'Totals, success and error counts, mean, p50 and p95 duration, by tool and by category, over the audit rows that match the filters.',
         querystring: Type.Object({
           sessionId: Type.Optional(Type.String({ minLength: 1 })),
           tool: Type.Optional(Type.String({ minLength: 1 })),

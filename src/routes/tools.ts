@@ -42,6 +42,8 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
         operationId: 'listTools',
         tags: ['tools'],
         summary: 'Tool declarations (with a session token: only the tools that session may call)',
+        description:
+          "Every tool's definition (format=toolgate), or declarations ready to paste into an OpenAI, Anthropic, Gemini or MCP request (format=openai|anthropic|gemini|mcp).",
         querystring: Type.Object({
           category: Type.Optional(Type.String({ minLength: 1 })),
           format: Type.Enum(['toolgate', ...LLM_FORMATS], { default: 'toolgate' }),
@@ -69,6 +71,8 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
         operationId: 'getTool',
         tags: ['tools'],
         summary: 'One tool declaration',
+        description:
+          "One tool's definition: description, category, capabilities, input and output JSON Schemas and examples.",
         params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
         response: { 200: ToolDeclaration, ...commonErrors },
       },

@@ -210,4 +210,13 @@ describe('error envelope', () => {
       expectEnvelope(res.body, 'VALIDATION_FAILED', 'validation_error');
     }
   });
+
+  it('400 in the envelope for a URL that is not valid percent-encoding (Fastify rejects it before routing)', async () => {
+    for (const url of ['/healthz%', '/v1/sessions/%E0%A4%A']) {
+      const res = await t.http.get(url);
+      expect(res.status, url).toBe(400);
+      expectEnvelope(res.body, 'BAD_REQUEST', 'validation_error');
+      expect(res.body.error.suggestion).toMatch(/encodeURIComponent/);
+    }
+  });
 });

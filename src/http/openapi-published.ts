@@ -1,0 +1,111 @@
+// The OpenAPI document as clients see it, made from what @fastify/swagger derives from the route
+// schemas: a request field with a default is optional (the server fills it in; a generated client must
+// not force callers to send it), tool operations carry their tools' examples, and the document says where
+// it is served, under which license, and what every operation may answer.
+import type { AnyTool } from '../core/tool.js';
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
+
+/** A copy of a request schema where no property that has a default is listed as required. */
+export function defaultsOptional(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(defaultsOptional);
+  if (!isObject(schema)) return schema;
+  const copy: Json = {};
+  for (const [key, value] of Object.entries(schema)) copy[key] = defaultsOptional(value);
+  const properties = copy.properties;
+  if (Array.isArray(copy.required) && isObject(properties)) {
+    const required = copy.required.filter(
+      (name) => !(isObject(properties[name as string]) && 'default' in (properties[name as string] as Json)),
+    );
+    if (required.length > 0) copy.required = required;
+    else delete copy.required;
+  }
+  return copy;
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+});
+
+/** Responses of routes whose replies are not described by a Fastify response schema. */
+const EXTRA_RESPONSES: Record<string, Json> = {
+  // The MCP endpoint answers JSON-RPC; the SDK writes its own bodies (not serialised by Fastify).
+  mcp: {
+    200: {
+      description: 'A JSON-RPC response (or a batch of them)',
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+    },
+    202: { description: 'A JSON-RPC notification or response was accepted; no body' },
+    400: {
+      description: 'A malformed JSON-RPC message: a JSON-RPC error object',
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+    },
+    401: errorResponse('No or invalid session token'),
+    403: errorResponse('An admin key (MCP needs a session token)'),
+    429: errorResponse('Rate limited'),
+  },
+  // Health checks are public and take no input; a URL that is not valid percent-encoding is all a
+  // client can get wrong.
+  health: { 400: errorResponse('The URL is not valid') },
+  ready: { 400: errorResponse('The URL is not valid') },
+};
+
+export interface PublishOptions {
+  readonly tools: readonly AnyTool[];
+  readonly license: { name: string; url: string };
+}
+
+export function publishDocument(document: Json, options: PublishOptions): Json {
+  const examples = new Map(options.tools.map((tool) => [`call_${tool.name}`, tool.examples ?? []]));
+  const paths = isObject(document.paths) ? document.paths : {};
+  for (const operations of Object.values(paths)) {
+    if (!isObject(operations)) continue;
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!HTTP_METHODS.has(method) || !isObject(operation)) continue;
+      publishOperation(operation, examples);
+    }
+  }
+  const info = isObject(document.info) ? document.info : {};
+  return {
+    ...document,
+    info: {
+      ...info,
+      license: options.license,
+      contact: { name: 'toolgate maintainers' },
+    },
+    // The default `npm start` address; a deployment serves the same paths under its own origin.
+    servers: [{ url: 'http://127.0.0.1:8080', description: 'Local (npm start)' }],
+    paths,
+  };
+}
+
+function publishOperation(operation: Json, examples: Map<string, unknown[]>): void {
+  const operationId = typeof operation.operationId === 'string' ? operation.operationId : '';
+  const body = isObject(operation.requestBody) ? operation.requestBody : undefined;
+  const content = body && isObject(body.content) ? body.content : {};
+  for (const media of Object.values(content)) {
+    if (!isObject(media)) continue;
+    media.schema = defaultsOptional(media.schema);
+    const toolExamples = examples.get(operationId);
+    if (toolExamples?.length) {
+      media.examples = Object.fromEntries(
+        toolExamples.map((value, i) => [`example${i + 1}`, { summary: `Example ${i + 1}`, value }]),
+      );
+    }
+  }
+  if (Array.isArray(operation.parameters)) {
+    for (const parameter of operation.parameters) {
+      if (isObject(parameter) && isObject(parameter.schema) && 'default' in parameter.schema) {
+        parameter.required = false;
+      }
+    }
+  }
+  const extra = EXTRA_RESPONSES[operationId];
+  if (extra)
+    operation.responses = { ...(isObject(operation.responses) ? operation.responses : {}), ...extra };
+}
