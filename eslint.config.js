@@ -3,7 +3,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', 'test/fixtures/', 'coverage/', 'examples/python/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'data/',
+      'test/fixtures/',
+      'coverage/',
+      'examples/python/',
+      'test/client/openapi.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,6 +7,8 @@ import { registerAuth } from './http/auth.js';
 import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
+import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
+import type { Tracing } from './core/pipeline/trace.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import approvalRoutes from './routes/approvals.js';
 import auditRoutes from './routes/audit.js';
@@ -38,8 +40,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Request ids need to be unique, not secret: a random prefix per app and a counter.
   const requestIdPrefix = `req_${randomBytes(6).toString('hex')}`;
   let requestSequence = 0;
+  // The tracing is made with the services, after the logger; the mixin reads it once it exists. With
+  // tracing off there is no mixin at all.
+  const late: { tracing?: Tracing } = {};
+  const traceFields = config.telemetry.endpoint ? () => activeTraceFields(late.tracing) : undefined;
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.logLevel),
+    logger: options.logger === false ? false : loggerOptions(config.logLevel, traceFields),
     // Our own onResponse hook writes the one line per request (with session and tool).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.limits.bodyLimitBytes,
@@ -58,11 +64,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   const services = await createServices(config, app.log, options);
+  late.tracing = services.tracing;
   app.decorate('services', services);
   app.addHook('onClose', async () => services.close());
 
   registerErrorEnvelope(app);
   registerRequestLog(app, options.logger !== false && config.logLevel !== 'silent');
+  // Before auth and the routes: the request span covers authentication, and its handlers get wrapped.
+  registerRequestTrace(app, services.tracing);
   registerAuth(app);
   await registerOpenApi(
     app,

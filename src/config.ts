@@ -177,6 +177,14 @@ export interface Config {
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
+  readonly telemetry: TelemetryConfig;
+}
+
+/** OpenTelemetry traces: on when an OTLP endpoint is set, off (and free) otherwise. */
+export interface TelemetryConfig {
+  /** Full OTLP/HTTP traces URL (…/v1/traces); undefined = tracing off. */
+  readonly endpoint: string | undefined;
+  readonly serviceName: string;
 }
 
 export class ConfigError extends Error {
@@ -277,8 +285,35 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
+    telemetry: telemetryConfig(env),
   };
   return deepFreeze(config);
+}
+
+/**
+ * The standard OTel variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is the traces URL as given;
+ * OTEL_EXPORTER_OTLP_ENDPOINT is a base URL to which `v1/traces` is appended; OTEL_SDK_DISABLED=true wins.
+ */
+function telemetryConfig(env: Record<string, string | undefined>): TelemetryConfig {
+  const serviceName = env.OTEL_SERVICE_NAME || 'toolgate';
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || (!traces && !base)) {
+    return { endpoint: undefined, serviceName };
+  }
+  const [name, raw] = traces
+    ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces]
+    : ['OTEL_EXPORTER_OTLP_ENDPOINT', `${base!.replace(/\/+$/, '')}/v1/traces`];
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${traces ?? base}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${traces ?? base}"`);
+  }
+  return { endpoint: url.href, serviceName };
 }
 
 function deepFreeze<T>(value: T): T {

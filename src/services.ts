@@ -14,6 +14,8 @@ import { ToolRegistry } from './core/registry.js';
 import type { AnyTool } from './core/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
+import { createTracing } from './ops/tracing.js';
+import type { Tracing } from './core/pipeline/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
 import { gateOnSandbox } from './sandbox/runner/availability.js';
 import { createRunner, type RunnerOptions } from './sandbox/runner/runner.js';
@@ -46,6 +48,8 @@ export interface Services extends ToolServices {
   readonly rateLimitStore: RateLimitStore;
   /** Prometheus metrics; other services may register gauge sources (e.g. running jobs). */
   readonly metrics: Metrics;
+  /** OpenTelemetry tracing; undefined when it is off (no OTLP endpoint configured). */
+  readonly tracing: Tracing | undefined;
   /** Aborted when the app closes: running tool calls stop. */
   readonly shutdown: AbortController;
   /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
@@ -68,6 +72,7 @@ export async function createServices(
 ): Promise<Services> {
   await prepareDataDir(config.dataDir, ['workspaces']);
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
+  const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
@@ -76,6 +81,7 @@ export async function createServices(
     quotaBytes: config.limits.workspaceMaxBytes,
     cgroups: runner.cgroups,
     logger,
+    tracing,
   });
   const jobs = await createJobManager(
     runner,
@@ -150,6 +156,7 @@ export async function createServices(
     events,
     logger,
     shutdownSignal: shutdown.signal,
+    tracing,
     onCallEnd(info) {
       metrics.callEnded(info);
       try {
@@ -203,6 +210,7 @@ export async function createServices(
     approvals,
     rateLimitStore: policies.rateLimitStore,
     metrics,
+    tracing,
     shutdown,
     sweep,
     deleteSession,
@@ -216,6 +224,8 @@ export async function createServices(
       audit.close();
       await policies.rateLimitStore.close();
       db.close();
+      // Last, so the spans of calls that ended while closing are sent too; bounded, and never throws.
+      await tracing?.shutdown();
     },
   };
 }

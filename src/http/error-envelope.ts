@@ -86,7 +86,11 @@ export function sendFrameworkError(err: FastifyError, request: FastifyRequest, r
       ? toolgateError('BAD_REQUEST', 'The URL is not valid (bad percent-encoding)', {
           suggestion: 'Percent-encode path segments (encodeURIComponent) before sending.',
         })
-      : fromFastifyError(err);
+      : /max param length/i.test(err.message)
+        ? toolgateError('BAD_REQUEST', 'A path segment of the URL is too long', {
+            suggestion: 'Ids and names in paths are short; check the URL.',
+          })
+        : fromFastifyError(err);
   return sendError(reply, request, error);
 }
 

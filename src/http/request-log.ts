@@ -1,5 +1,6 @@
-// One log line per request: request id, method, route, status, duration, and for tool calls the
-// session, tool and call id. Never tokens, keys or bodies (the authorization header is redacted).
+// One log line per request: request id, method, route, status, duration, for tool calls the session,
+// tool and call id, and with tracing on the trace and span ids. Never tokens, keys or bodies (the
+// authorization header is redacted).
 import type { FastifyInstance } from 'fastify';
 
 export interface CallInfo {
@@ -14,9 +15,11 @@ declare module 'fastify' {
   }
 }
 
-export const loggerOptions = (level: string) => ({
+/** `traceFields`, when tracing is on, adds the active span's `traceId`/`spanId` to every line (a mixin). */
+export const loggerOptions = (level: string, traceFields?: () => Record<string, string>) => ({
   level,
   redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
+  ...(traceFields ? { mixin: traceFields } : {}),
 });
 
 export function registerRequestLog(app: FastifyInstance, logRequests: boolean): void {
@@ -30,6 +33,8 @@ export function registerRequestLog(app: FastifyInstance, logRequests: boolean): 
   if (!logRequests) return;
   app.addHook('onResponse', (request, reply, done) => {
     const principal = request.principal;
+    // The request's own span (the mixin may not see it here: the response ends outside the handler).
+    const trace = request.traceSpan?.spanContext();
     request.log.info(
       {
         method: request.method,
@@ -40,6 +45,8 @@ export function registerRequestLog(app: FastifyInstance, logRequests: boolean): 
           request.callInfo?.sessionId ?? (principal?.kind === 'session' ? principal.session.id : undefined),
         tool: request.callInfo?.tool,
         callId: request.callInfo?.callId,
+        traceId: trace?.traceId,
+        spanId: trace?.spanId,
       },
       'request',
     );

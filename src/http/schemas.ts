@@ -27,7 +27,7 @@ export const ErrorEnvelopeSchema = Type.Object(
 
 export const errorRef = Type.Ref('ErrorEnvelope');
 
-/** Error responses every authenticated route may give. */
+/** Error responses every authenticated route may give (503: storage or runtime unavailable, shutting down). */
 export const commonErrors = {
   400: errorRef,
   401: errorRef,
@@ -35,7 +35,23 @@ export const commonErrors = {
   404: errorRef,
   429: errorRef,
   500: errorRef,
+  503: errorRef,
+  507: errorRef,
 };
+
+/** The 202 body of a call parked for approval (or approved and still running). */
+export const PendingCallSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    pending: Type.Literal(true),
+    status: Type.Enum(['pending_approval', 'running']),
+    callId: Type.String(),
+    expiresAt: Type.String(),
+    message: Type.Optional(Type.String()),
+    resultUrl: Type.Optional(Type.String({ description: 'GET it for the result once an operator decides' })),
+  },
+  { description: 'The call waits for an operator; poll resultUrl' },
+);
 
 export const SessionIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 

@@ -140,7 +140,11 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
           .code(202)
           .send(pendingBody(record.callId, status, new Date(record.expiresAt).toISOString()));
       }
-      return reply.code(record.result.status).send(record.result.body);
+      // A stored failure is answered in the envelope of this request (its requestId), like any error.
+      const body = record.result.body;
+      const failure =
+        typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
+      return reply.code(record.result.status).send(failure ? { ...body, requestId: request.id } : body);
     },
   );
 }

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
 import { clientGone, idempotencyKeyOf, requestBytes, sendCallOutcome } from '../http/call-response.js';
-import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
+import { commonErrors, errorRef, PendingCallSchema, SessionIdParams } from '../http/schemas.js';
 import { openCallStream, wantsEventStream } from '../http/sse.js';
 import { skipValidation } from '../http/validator-compiler.js';
 
@@ -59,9 +59,11 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
                 sessionId: Type.String(),
               }),
             }),
+            202: PendingCallSchema,
             ...commonErrors,
             409: errorRef,
             413: errorRef,
+            415: errorRef,
             422: errorRef,
             504: errorRef,
           },

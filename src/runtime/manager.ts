@@ -2,6 +2,7 @@
 // stopped when idle, on session delete and at shutdown. Counts starts, restarts and crashes for /metrics.
 import path from 'node:path';
 import type { ToolLogger } from '../core/context.js';
+import type { Tracing } from '../core/pipeline/trace.js';
 import type { PidsCgroups } from '../sandbox/runner/cgroup.js';
 import type { RuntimeBackend } from './backends/types.js';
 import { SessionRuntime } from './session-runtime.js';
@@ -22,6 +23,7 @@ export interface RuntimeManagerOptions {
   readonly quotaBytes: number;
   readonly cgroups?: PidsCgroups;
   readonly logger: ToolLogger;
+  readonly tracing?: Tracing;
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -52,6 +54,7 @@ export class RuntimeManager {
         hangMs: this.options.hangMs,
         quotaBytes: this.options.quotaBytes,
         cgroups: this.options.cgroups,
+        tracing: this.options.tracing,
       },
       {
         started: (sessionId, ms) => {

@@ -2,6 +2,8 @@
 // crash or a hang, stopped when idle. Tools never hold a process; they call through this handle, which
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
 import { PassThrough, Writable } from 'node:stream';
+import { trace, type Span } from '@opentelemetry/api';
+import { failSpan, inSpan, type Tracing } from '../core/pipeline/trace.js';
 import type { PidsCgroups } from '../sandbox/runner/cgroup.js';
 import type { ExitInfo, SandboxedProcess, ResourceLimits } from '../sandbox/runner/types.js';
 import type { RuntimeBackend } from './backends/types.js';
@@ -21,6 +23,8 @@ export interface RuntimeOptions {
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
   readonly hangMs: number;
   readonly cgroups?: PidsCgroups;
+  /** When tracing is on: each operation and command of a traced call is a child span of it. */
+  readonly tracing?: Tracing;
 }
 
 export interface CommandRequest {
@@ -111,6 +115,22 @@ export class SessionRuntime {
 
   /** Runs one operation; the runtime is started (or restarted) as needed. */
   async call<K extends OpName>(
+    op: K,
+    args: OpArgs<K>,
+    payload?: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<OpReply<OpResult<K>>> {
+    const tracing = this.options.tracing;
+    // Only inside traced work: housekeeping (the expiry sweep clearing a workspace) makes no lone root spans.
+    if (tracing && trace.getSpan(tracing.active())) {
+      return inSpan(tracing, `runtime ${op}`, { 'toolgate.session.id': this.sessionId }, () =>
+        this.op(op, args, payload, signal),
+      );
+    }
+    return this.op(op, args, payload, signal);
+  }
+
+  private async op<K extends OpName>(
     op: K,
     args: OpArgs<K>,
     payload?: Uint8Array,
@@ -210,6 +230,29 @@ export class SessionRuntime {
    * `exited`, idempotent `kill`), so jobs work the same whatever runs them.
    */
   async spawn(request: CommandRequest): Promise<SandboxedProcess> {
+    const span = this.commandSpan();
+    try {
+      return await this.spawnCommand(request, span);
+    } catch (err) {
+      if (span) failSpan(span, err);
+      throw err;
+    }
+  }
+
+  /** A `command` span from spawn to exit, when a traced call starts the command. */
+  private commandSpan(): Span | undefined {
+    const tracing = this.options.tracing;
+    if (!tracing) return undefined;
+    const parent = tracing.active();
+    if (!trace.getSpan(parent)) return undefined;
+    return tracing.tracer.startSpan(
+      'command',
+      { attributes: { 'toolgate.session.id': this.sessionId } },
+      parent,
+    );
+  }
+
+  private async spawnCommand(request: CommandRequest, span: Span | undefined): Promise<SandboxedProcess> {
     const connection = await this.connect();
     const proc = this.nextProc++;
     const stdout = new PassThrough();
@@ -240,6 +283,13 @@ export class SessionRuntime {
         cgroup?.remove();
         this.runningCommands--;
         this.armIdle();
+        span
+          ?.setAttributes({
+            ...(exitCode !== null ? { 'process.exit.code': exitCode } : {}),
+            ...(signal ? { 'toolgate.command.signal': signal } : {}),
+            ...(reason ? { 'toolgate.command.kill_reason': reason } : {}),
+          })
+          .end();
         resolveExit({ exitCode, signal, ...(reason ? { reason } : {}) });
       },
     });

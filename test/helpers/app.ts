@@ -6,6 +6,7 @@ import supertest from 'supertest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { ResponseConformance } from './conformance.js';
 
 export const ADMIN_KEY = 'tga_test_admin_key_0123456789';
 
@@ -37,6 +38,8 @@ export async function startApp(
     ...env,
   });
   const app = await buildApp(config, { logger: false, ...options });
+  const conformance = new ResponseConformance(app);
+  conformance.install();
   await app.ready();
   const http = supertest(app.server);
   const admin = (req: supertest.Test) => req.set('authorization', `Bearer ${ADMIN_KEY}`);
@@ -60,6 +63,11 @@ export async function startApp(
     async close({ keepData = false } = {}) {
       await app.close();
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (conformance.violations.length > 0) {
+        throw new Error(
+          `responses that do not match the OpenAPI document:\n  ${[...new Set(conformance.violations)].join('\n  ')}`,
+        );
+      }
     },
   };
 }

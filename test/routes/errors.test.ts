@@ -218,5 +218,9 @@ describe('error envelope', () => {
       expectEnvelope(res.body, 'BAD_REQUEST', 'validation_error');
       expect(res.body.error.suggestion).toMatch(/encodeURIComponent/);
     }
+    // A path parameter past the router's length limit: the envelope, not a 500.
+    const long = await t.admin(t.http.get(`/v1/sessions/${'a'.repeat(300)}`));
+    expect(long.status).toBe(400);
+    expectEnvelope(long.body, 'BAD_REQUEST', 'validation_error');
   });
 });

@@ -27,9 +27,12 @@ export const LlmToolListSchema = Type.Object({
           Type.Object({
             name: Type.String(),
             description: Type.String(),
-            parameters: Type.Record(Type.String(), Type.Unknown(), {
-              description: "Gemini's OpenAPI-3 schema subset",
-            }),
+            // Left out for a tool without parameters, as Gemini expects.
+            parameters: Type.Optional(
+              Type.Record(Type.String(), Type.Unknown(), {
+                description: "Gemini's OpenAPI-3 schema subset",
+              }),
+            ),
           }),
         ),
       }),

@@ -6,11 +6,12 @@ import type { EventHub } from '../events.js';
 import type { ToolRegistry } from '../registry.js';
 import type { AuditStore } from '../../store/audit.js';
 import { authorize } from './authorize.js';
-import { asToolgateError, elapsed, record } from './record.js';
+import { asToolgateError, elapsed, record, statusOf } from './record.js';
 import { resolveTool } from './resolve-tool.js';
 import { runTool } from './run.js';
 import { timeout } from './timeout.js';
-import type { CallOutcome, CallRequest, CallState, Middleware, RunResult } from './types.js';
+import { inSpan, tracedCall, tracedStep, type Tracing } from './trace.js';
+import type { CallOutcome, CallRequest, CallState, PipelineStep, RunResult } from './types.js';
 import { validate } from './validate.js';
 
 export interface PipelineDeps {
@@ -21,7 +22,9 @@ export interface PipelineDeps {
   logger: ToolLogger;
   shutdownSignal: AbortSignal;
   /** Policy middleware inserted between authorization and the timeout (rate limits, approvals, …). */
-  policies?: Middleware[];
+  policies?: PipelineStep[];
+  /** Tracing when it is on: each call a span, each step a child span. Undefined costs nothing. */
+  tracing?: Tracing;
   /** Called once after every call, success or not (metrics, session last-use); must not throw. */
   onCallEnd?(info: CallEndInfo): void;
 }
@@ -46,28 +49,44 @@ export class Pipeline {
   private callSequence = 0;
 
   constructor(private readonly deps: PipelineDeps) {
-    const middleware: Middleware[] = [
-      record(deps.audit, deps.events, deps.logger),
-      resolveTool(deps.registry),
-      validate(),
-      authorize(),
+    const steps: PipelineStep[] = [
+      { name: 'record', middleware: record(deps.audit, deps.events, deps.logger) },
+      { name: 'resolve', middleware: resolveTool(deps.registry) },
+      { name: 'validate', middleware: validate() },
+      { name: 'authorize', middleware: authorize() },
       ...(deps.policies ?? []),
-      timeout(deps.services.config.limits.toolTimeoutMs, deps.shutdownSignal),
+      {
+        name: 'timeout',
+        middleware: timeout(deps.services.config.limits.toolTimeoutMs, deps.shutdownSignal),
+      },
     ];
-    const run = runTool(deps.services, deps.events, deps.logger);
-    this.chain = middleware.reduceRight<(call: CallState) => Promise<RunResult>>(
-      (next, step) => (call) => step(call, () => next(call)),
-      run,
-    );
+    const { tracing } = deps;
+    const innermost = runTool(deps.services, deps.events, deps.logger);
+    // Spans are decided here, once: with tracing off the chain is exactly the plain middleware.
+    const run = tracing
+      ? (call: CallState) => inSpan(tracing, 'step run', undefined, () => innermost(call))
+      : innermost;
+    this.chain = steps
+      .map(({ name, middleware }) => (tracing ? tracedStep(tracing, name, middleware) : middleware))
+      .reduceRight<(call: CallState) => Promise<RunResult>>(
+        (next, step) => (call) => step(call, () => next(call)),
+        run,
+      );
   }
 
-  async execute(request: CallRequest): Promise<CallOutcome> {
+  execute(request: CallRequest): Promise<CallOutcome> {
     const call: CallState = {
       request,
       callId: request.callId ?? `${this.callIdPrefix}${(this.callSequence++).toString(36)}`,
       startedAt: performance.now(),
       headers: {},
     };
+    const { tracing } = this.deps;
+    return tracing ? tracedCall(tracing, call, statusOf, () => this.run(call)) : this.run(call);
+  }
+
+  private async run(call: CallState): Promise<CallOutcome> {
+    const { request } = call;
     try {
       const result = await this.chain(call);
       const entry = call.entry!;

@@ -28,7 +28,7 @@ export function asToolgateError(
   );
 }
 
-const statusOf = (error: ToolgateError): AuditStatus =>
+export const statusOf = (error: ToolgateError): AuditStatus =>
   error.code === 'APPROVAL_PENDING'
     ? 'pending'
     : error.type === 'permission_error' || error.type === 'rate_limited'

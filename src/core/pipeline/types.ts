@@ -84,3 +84,9 @@ export type Next = () => Promise<RunResult>;
  * of their own on the hot path); a synchronous throw reaches the record step like a rejection does.
  */
 export type Middleware = (call: CallState, next: Next) => Promise<RunResult>;
+
+/** A middleware with the name it is known by in traces (`step <name>`). */
+export interface PipelineStep {
+  readonly name: string;
+  readonly middleware: Middleware;
+}

@@ -7,12 +7,12 @@ import { IdempotencyStore } from '../../store/idempotency.js';
 import { approval } from '../pipeline/approval.js';
 import { idempotency } from '../pipeline/idempotency.js';
 import { rateLimit } from '../pipeline/rate-limit.js';
-import type { Middleware } from '../pipeline/types.js';
+import type { PipelineStep } from '../pipeline/types.js';
 import { RedisRateLimitStore } from './rate-limit-redis.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './rate-limit-store.js';
 
 export interface Policies {
-  middleware: Middleware[];
+  middleware: PipelineStep[];
   rateLimitStore: RateLimitStore;
   approvals: ApprovalStore;
   idempotency: IdempotencyStore;
@@ -36,9 +36,12 @@ export async function createPolicies(config: Config, db: Db): Promise<Policies> 
   const idempotencyStore = new IdempotencyStore(db);
   return {
     middleware: [
-      idempotency(idempotencyStore, config.policy.idempotencyTtlSeconds * 1000),
-      rateLimit(config.rateLimits, rateLimitStore),
-      approval(approvals, config.policy.approvalTtlSeconds * 1000),
+      {
+        name: 'idempotency',
+        middleware: idempotency(idempotencyStore, config.policy.idempotencyTtlSeconds * 1000),
+      },
+      { name: 'rate-limit', middleware: rateLimit(config.rateLimits, rateLimitStore) },
+      { name: 'approval', middleware: approval(approvals, config.policy.approvalTtlSeconds * 1000) },
     ],
     rateLimitStore,
     approvals,
