@@ -32,6 +32,8 @@ declare module 'fastify' {
 export interface BuildOptions extends ServiceOptions {
   /** false silences request logs (tests); default: pino at config.logLevel. */
   logger?: boolean;
+  /** The log goes to an interactive terminal: LOG_FORMAT=auto then prints readable lines. */
+  terminal?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -45,7 +47,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const late: { tracing?: Tracing } = {};
   const traceFields = config.telemetry.endpoint ? () => activeTraceFields(late.tracing) : undefined;
   const app = Fastify({
-    logger: options.logger === false ? false : loggerOptions(config.logLevel, traceFields),
+    logger:
+      options.logger === false
+        ? false
+        : loggerOptions(
+            config.logLevel,
+            traceFields,
+            config.logFormat === 'pretty' || (config.logFormat === 'auto' && options.terminal === true),
+          ),
     // Our own onResponse hook writes the one line per request (with session and tool).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.limits.bodyLimitBytes,

@@ -166,6 +166,8 @@ export interface Config {
   readonly sandbox: SandboxMode;
   readonly pluginsDir: string | undefined;
   readonly logLevel: LogLevel;
+  /** pretty: readable lines (pino-pretty); json: one JSON object a line; auto: pretty on a terminal. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   readonly redisUrl: string | undefined;
   readonly profiles: Readonly<Record<string, ProfileConfig>>;
   readonly rateLimits: RateLimits;
@@ -251,6 +253,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
+  const logFormat = (env.LOG_FORMAT || 'auto') as Config['logFormat'];
+  if (!['auto', 'json', 'pretty'].includes(logFormat)) {
+    throw new ConfigError(`LOG_FORMAT must be auto, json or pretty, got "${env.LOG_FORMAT}"`);
+  }
   const file: ConfigFile = env.TOOLGATE_CONFIG ? readConfigFile(env.TOOLGATE_CONFIG) : {};
   const config: Config = {
     port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
@@ -260,6 +266,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sandbox,
     pluginsDir: env.TOOLGATE_PLUGINS_DIR ? path.resolve(env.TOOLGATE_PLUGINS_DIR) : undefined,
     logLevel,
+    logFormat,
     redisUrl: env.REDIS_URL || undefined,
     // The operator may override a built-in profile as well as add new ones.
     profiles: { ...BUILTIN_PROFILES, ...(file.profiles ?? {}) },

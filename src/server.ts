@@ -15,14 +15,15 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const app = await buildApp(config);
+  const app = await buildApp(config, { terminal: process.stdout.isTTY === true });
   const { adminKey } = app.services;
   if (adminKey.source === 'generated') {
-    // The only time the key is ever logged: the moment it is created, so a first-time user can copy it.
-    app.log.warn(
-      { file: adminKey.file },
-      `generated admin key ${adminKey.key} (stored in ${adminKey.file}, mode 0600)`,
-    );
+    // The key never goes into the log stream (collectors keep logs for long): the log says where it is,
+    // and only a person at an interactive terminal sees the key itself, once.
+    app.log.warn({ file: adminKey.file }, `generated an admin key, stored in ${adminKey.file} (mode 0600)`);
+    if (process.stderr.isTTY) {
+      process.stderr.write(`\ntoolgate: your admin key (shown once, here only): ${adminKey.key}\n\n`);
+    }
   } else if (adminKey.source === 'file') {
     app.log.info({ file: adminKey.file }, 'admin key loaded from file');
   }

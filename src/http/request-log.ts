@@ -16,10 +16,19 @@ declare module 'fastify' {
 }
 
 /** `traceFields`, when tracing is on, adds the active span's `traceId`/`spanId` to every line (a mixin). */
-export const loggerOptions = (level: string, traceFields?: () => Record<string, string>) => ({
+export const loggerOptions = (level: string, traceFields?: () => Record<string, string>, pretty = false) => ({
   level,
   redact: { paths: ['req.headers.authorization', 'headers.authorization'], censor: '[redacted]' },
   ...(traceFields ? { mixin: traceFields } : {}),
+  // A person at a terminal reads lines, a log collector reads JSON (pino-pretty runs in pino's worker).
+  ...(pretty
+    ? {
+        transport: {
+          target: 'pino-pretty',
+          options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },
+        },
+      }
+    : {}),
 });
 
 export function registerRequestLog(app: FastifyInstance, logRequests: boolean): void {
