@@ -151,6 +151,13 @@ export function fromFsError(err: unknown, displayPath: string): ToolgateError {
       return toolgateError('INVALID_PATH', `Path too long: ${displayPath.slice(0, 80)}…`);
     case 'ELOOP':
       return toolgateError('INVALID_PATH', `Too many levels of symbolic links: ${displayPath}`);
+    case 'EXDEV':
+      // A rename between two file systems: a symlink on one of the paths leads out of the workspace's.
+      return toolgateError(
+        'INVALID_PATH',
+        `${displayPath} cannot be moved there: the two paths are on different file systems`,
+        { suggestion: 'Check the paths with file_info; a directory on one of them may be a symlink.' },
+      );
     case 'EDQUOT':
     case 'EFBIG':
       return toolgateError('QUOTA_EXCEEDED', `No space left to write ${displayPath}`);
