@@ -2,9 +2,9 @@
 # toolgate container. Build stage: `npm ci` (compiles better-sqlite3), `npm run build` (tsc → dist/),
 # `npm prune --omit=dev`. Runtime stage: Node on Debian slim with ripgrep and bubblewrap, a non-root
 # user, data in the /data volume. test/ops/bundle.test.ts runs the same build steps and start command.
-# Node 22 LTS, not 24 yet: with better-sqlite3 12, Node >= 24.19 aborts the server when a prepared
-# statement is garbage-collected (README "Supported Node.js lines"). Node 24 needs better-sqlite3 13.
-ARG NODE_IMAGE=node:22-bookworm-slim
+# The newest LTS line. On Node 22 and later toolgate loads better-sqlite3 13 (N-API, prebuilt; see
+# src/store/sqlite-driver.ts); better-sqlite3 12 is still compiled by npm ci, for Node 20.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 # better-sqlite3 falls back to compiling from source when no prebuilt binary matches.

@@ -1,8 +1,9 @@
 // Opens the SQLite database (WAL, foreign keys) and applies the named migrations in order, once each.
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Database } from './sqlite-driver.js';
 import { MIGRATIONS } from './migrations.js';
 
-export type Db = Database.Database;
+export type Db = BetterSqlite3.Database;
 
 export interface Migration {
   /** Unique and stable: `<owner>_<nnnn>_<what>`; applied once, in list order. */

@@ -2,7 +2,7 @@
 // answers every call with a clear envelope (never a 500), keeps serving, and recovers by itself once
 // the fault is gone. (A runtime killed mid-call: test/runtime/runtime.test.ts.)
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite-driver.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 

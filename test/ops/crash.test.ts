@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database } from '../../src/store/sqlite-driver.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
 import { callTool, childSession, startChildServer, type ChildServer } from './child-server.js';
