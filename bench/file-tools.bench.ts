@@ -106,6 +106,20 @@ try {
   console.log(`  ratio API/rg with the same arguments: ${fmt(p50(api) / p50(rgSame))}`);
   console.log(`  ratio JS engine/rg engine (both via API): ${fmt(p50(apiJs) / p50(api))}`);
 
+  // files_with_matches: the API counts matching lines per file (rg --count), the baseline lists files.
+  const filesInput = { pattern: PATTERN, path: 'tree', output_mode: 'files_with_matches', limit: 100 };
+  const filesFirst = await call('grep', filesInput);
+  console.log(
+    `\ngrep files_with_matches: ${(filesFirst.data.files as string[]).length} files listed of those matching`,
+  );
+  const [apiFiles, rgFiles] = await timeInterleaved(RUNS, [
+    () => call('grep', filesInput),
+    () => execa('rg', ['-l', '--hidden', PATTERN, 'tree'], { cwd: workspace, reject: false }),
+  ]);
+  line('API grep files_with_matches', apiFiles);
+  line('baseline: rg -l --hidden directly', rgFiles);
+  console.log(`  ratio API/rg -l --hidden: ${fmt(p50(apiFiles) / p50(rgFiles))} (issue goal <= 1.3)`);
+
   // --- glob -------------------------------------------------------------------------------------
   console.log(`\nglob "**/*.js" over the tree (${RUNS} sequential runs each)`);
   const [globApi, globDirect] = await timeInterleaved(RUNS, [

@@ -146,6 +146,7 @@ export const walkHandlers: Handlers<WalkOps> = {
       return reply({
         relative: target.relative,
         hits: [],
+        ...(args.countOnly ? { counts: [] } : {}),
         capped: false,
         engine: hasRipgrep && args.engine !== 'javascript' ? 'ripgrep' : 'javascript',
       });
@@ -161,6 +162,7 @@ export const walkHandlers: Handlers<WalkOps> = {
         workspaceRoot: paths.root,
         searchPath: target.absolute,
         maxHits: args.maxHits,
+        countOnly: args.countOnly,
         signal,
       },
       args.engine,

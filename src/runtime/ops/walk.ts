@@ -59,6 +59,16 @@ export interface GrepArgs {
   readonly globs: string[];
   readonly maxHits: number;
   readonly engine: EngineChoice;
+  /**
+   * Only how many lines match in each file (files_with_matches and count modes): ripgrep then prints
+   * `path NUL count` per file instead of a JSON event per match, and nothing per match crosses the pipe.
+   */
+  readonly countOnly?: boolean;
+}
+
+export interface GrepCount {
+  readonly path: string;
+  readonly count: number;
 }
 
 export interface FileScan {
@@ -83,7 +93,7 @@ export interface WalkOps {
   };
   grep: {
     args: GrepArgs;
-    result: { relative: string; hits: GrepHit[]; capped: boolean; engine: EngineName };
+    result: { relative: string; hits: GrepHit[]; counts?: GrepCount[]; capped: boolean; engine: EngineName };
   };
   /** lstat plus, for a regular file, one pass over its bytes (hash, lines, binary, BOM). */
   fileInfo: {

@@ -2,7 +2,8 @@
 // Results are sorted by path and line so both engines, and repeated calls, give the same answer.
 import { Type, type Static } from 'typebox';
 import { defineTool } from '../../core/tool.js';
-import type { GrepHit } from '../../runtime/ops/walk.js';
+import type { ToolContext } from '../../core/context.js';
+import type { GrepCount, GrepHit } from '../../runtime/ops/walk.js';
 import { cutLine } from '../../text/text.js';
 
 const Input = Type.Object(
@@ -93,6 +94,52 @@ function page<T>(items: T[], offset: number, limit: number, sizeOf: (item: T) =>
   return { out, more: offset + out.length < items.length };
 }
 
+/** files_with_matches and count: from per-file counts of matching lines (no per-match hits). */
+async function countsOnly(input: Static<typeof Input>, ctx: ToolContext): Promise<Data> {
+  const { result } = await ctx.workspace.call('grep', {
+    path: input.path,
+    pattern: input.pattern,
+    fixedStrings: input.fixed_strings,
+    caseInsensitive: input.case_insensitive,
+    multiline: false,
+    context: 0,
+    globs: input.glob ? [input.glob] : [],
+    maxHits: 1_000_000,
+    engine: input.engine,
+    countOnly: true,
+  });
+  return countsData(input, ctx, result.counts ?? [], result.capped, result.engine);
+}
+
+function countsData(
+  input: Static<typeof Input>,
+  ctx: ToolContext,
+  counts: readonly GrepCount[],
+  capped: boolean,
+  engine: Data['engine'],
+): Data {
+  // Sorted by path like the hits of content mode, so every mode lists files in the same order.
+  const all = [...counts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const base = {
+    mode: input.output_mode,
+    totalMatches: all.reduce((sum, entry) => sum + entry.count, 0),
+    incomplete: capped,
+    engine,
+  };
+  const maxBytes = ctx.limits.outputMaxBytes;
+  const next = (more: boolean, shown: number) => ({
+    truncated: more || capped,
+    ...(more ? { nextOffset: input.offset + shown } : {}),
+  });
+  if (input.output_mode === 'files_with_matches') {
+    const files = all.map((entry) => entry.path);
+    const { out, more } = page(files, input.offset, input.limit, (f) => f.length + 4, maxBytes);
+    return { ...base, files: out, ...next(more, out.length) };
+  }
+  const { out, more } = page(all, input.offset, input.limit, (c) => c.path.length + 16, maxBytes);
+  return { ...base, counts: out, ...next(more, out.length) };
+}
+
 export default defineTool({
   name: 'grep',
   category: 'filesystem',
@@ -121,6 +168,9 @@ export default defineTool({
   ],
   async execute(input, ctx): Promise<Data> {
     const wanted = input.offset + input.limit;
+    // File lists and counts need no match text: the runtime counts matching lines per file, which is
+    // far cheaper than a hit per match (multiline matches are counted from hits, as before).
+    if (input.output_mode !== 'content' && !input.multiline) return countsOnly(input, ctx);
     // Both engines (ripgrep included) run in the session runtime; sorting and paging happen here.
     const { result } = await ctx.workspace.call('grep', {
       path: input.path,
@@ -147,17 +197,11 @@ export default defineTool({
       ...(more ? { nextOffset: input.offset + shown } : {}),
     });
 
-    if (input.output_mode === 'files_with_matches') {
-      const files = [...new Set(matchHits.map((h) => h.path))];
-      const { out, more } = page(files, input.offset, input.limit, (f) => f.length + 4, maxBytes);
-      return { ...base, files: out, ...next(more, out.length) };
-    }
-    if (input.output_mode === 'count') {
+    if (input.output_mode !== 'content') {
       const counts = new Map<string, number>();
       for (const hit of matchHits) counts.set(hit.path, (counts.get(hit.path) ?? 0) + 1);
       const all = [...counts].map(([path, count]) => ({ path, count }));
-      const { out, more } = page(all, input.offset, input.limit, (c) => c.path.length + 16, maxBytes);
-      return { ...base, counts: out, ...next(more, out.length) };
+      return countsData(input, ctx, all, result.capped, result.engine);
     }
     // content: page over matches; context lines go with the match before them in the same file (or,
     // at the start of a file, with the first match), so a page never splits a match from its context.

@@ -151,7 +151,24 @@ describe('grep engines agree', () => {
     { pattern: 'block$' },
     { pattern: 'needle', path: 'bin.dat' },
     { pattern: 'needle', path: 'late-nul.txt' },
+    // files_with_matches and count come from per-file counts, not hits: the same data either way.
+    { pattern: 'needle', output_mode: 'files_with_matches', path: 'src/crlf.ts' },
+    { pattern: 'NEEDLE', output_mode: 'count', case_insensitive: true, glob: '*.ts' },
+    { pattern: 'e', output_mode: 'count', limit: 2, offset: 1 },
+    { pattern: 'needle', output_mode: 'files_with_matches', path: 'bin.dat' },
+    { pattern: 'begin.*?end', output_mode: 'count', multiline: true },
   ];
+  it('counts the same matches in every output mode', async () => {
+    for (const engine of ['ripgrep', 'javascript']) {
+      const content = await grep({ pattern: 'e', limit: 1, engine });
+      const count = await grep({ pattern: 'e', output_mode: 'count', engine });
+      const files = await grep({ pattern: 'e', output_mode: 'files_with_matches', engine });
+      expect(count.body.data.totalMatches).toBe(content.body.data.totalMatches);
+      expect(files.body.data.totalMatches).toBe(content.body.data.totalMatches);
+      expect(files.body.data.files).toEqual(count.body.data.counts.map((c: { path: string }) => c.path));
+    }
+  });
+
   it.each(queries)('ripgrep and the JavaScript engine return the same data for %j', async (query) => {
     const rg = await grep({ ...query, engine: 'ripgrep' });
     const js = await grep({ ...query, engine: 'javascript' });

@@ -5,7 +5,13 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { toolgateError } from '../../../core/errors.js';
-import { normalizeHitText, type EngineResult, type GrepHit, type GrepQuery } from './types.js';
+import {
+  normalizeHitText,
+  type EngineResult,
+  type GrepCount,
+  type GrepHit,
+  type GrepQuery,
+} from './types.js';
 
 interface RgText {
   text?: string;
@@ -16,13 +22,16 @@ interface RgEvent {
   data?: { path?: RgText; lines?: RgText; line_number?: number };
 }
 
+const relativeHitPath = (raw: string): string => path.posix.normalize(raw.replace(/^\.\//, ''));
+
 const decode = (value: RgText | undefined): string =>
   value?.text ?? (value?.bytes ? Buffer.from(value.bytes, 'base64').toString('utf8') : '');
 
 /** The rg command line for a query; exported so the benchmark runs exactly what the tool runs. */
 export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string[] {
   const args = [
-    '--json',
+    // Counting: one `path NUL count` line per file (the path first even for a single file).
+    ...(query.countOnly ? ['--count', '--with-filename', '--null'] : ['--json']),
     '--no-config',
     '--hidden',
     '--no-follow',
@@ -38,7 +47,7 @@ export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string
   else args.push('--case-sensitive');
   if (query.fixedStrings) args.push('--fixed-strings');
   if (query.multiline) args.push('--multiline', '--multiline-dotall');
-  if (query.context > 0) args.push('--context', String(query.context));
+  if (query.context > 0 && !query.countOnly) args.push('--context', String(query.context));
   for (const glob of query.globs) args.push(`--glob=${glob}`);
   const target = path.relative(query.workspaceRoot, query.searchPath) || '.';
   args.push('--regexp', query.pattern, '--', target);
@@ -65,14 +74,21 @@ export async function ripgrepEngine(
     if (stderr.length < 64 * 1024) stderr += chunk.toString('utf8');
   });
   const hits: GrepHit[] = [];
+  const counts: GrepCount[] = [];
   let capped = false;
   try {
     for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) {
+      if (query.countOnly) {
+        const nul = line.lastIndexOf('\0');
+        if (nul < 0) continue;
+        counts.push({ path: relativeHitPath(line.slice(0, nul)), count: Number(line.slice(nul + 1)) });
+        continue;
+      }
       const event = JSON.parse(line) as RgEvent;
       if ((event.type !== 'match' && event.type !== 'context') || !event.data) continue;
       const raw = decode(event.data.path);
       hits.push({
-        path: path.posix.normalize(raw.replace(/^\.\//, '')),
+        path: relativeHitPath(raw),
         line: event.data.line_number ?? 0,
         text: normalizeHitText(decode(event.data.lines)),
         context: event.type === 'context',
@@ -88,7 +104,7 @@ export async function ripgrepEngine(
   }
   const exitCode = await exited;
   if (query.signal.aborted) throw query.signal.reason;
-  if (!capped && exitCode === 2 && hits.length === 0) {
+  if (!capped && exitCode === 2 && hits.length === 0 && counts.length === 0) {
     const message = stderr.trim();
     if (/regex|parse error/i.test(message)) {
       throw toolgateError('INVALID_REGEX', `Invalid pattern: ${message.slice(0, 1000)}`, {
@@ -97,5 +113,5 @@ export async function ripgrepEngine(
       });
     }
   }
-  return { hits, capped };
+  return query.countOnly ? { hits, counts, capped } : { hits, capped };
 }

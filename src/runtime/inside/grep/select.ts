@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { BINARY_SAMPLE_BYTES, javascriptEngine } from './javascript.js';
 import { ripgrepEngine } from './ripgrep.js';
-import type { EngineResult, GrepQuery } from './types.js';
+import { countHits, type EngineResult, type GrepQuery } from './types.js';
 
 import type { EngineChoice, EngineName } from '../../ops/walk.js';
 
@@ -34,9 +34,15 @@ export async function runGrep(
 ): Promise<EngineResult & { engine: EngineName }> {
   const engine: EngineName =
     choice === 'javascript' || (choice === 'auto' && !hasRipgrep) ? 'javascript' : 'ripgrep';
-  if (engine === 'javascript') return { ...(await javascriptEngine(query)), engine };
+  if (engine === 'javascript') {
+    const result = await javascriptEngine(query);
+    return query.countOnly
+      ? { ...result, hits: [], counts: countHits(result.hits), engine }
+      : { ...result, engine };
+  }
   // rg searches a binary file it is pointed at directly; skip it as a directory walk would.
-  if (await isBinaryFile(query.searchPath)) return { hits: [], capped: false, engine };
+  if (await isBinaryFile(query.searchPath))
+    return { hits: [], ...(query.countOnly ? { counts: [] } : {}), capped: false, engine };
   const hasRootGitignore = await fs
     .access(path.join(query.workspaceRoot, '.gitignore'))
     .then(() => true)

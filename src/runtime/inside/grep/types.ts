@@ -14,14 +14,18 @@ export interface GrepQuery {
   searchPath: string;
   /** Stop once this many hits (matches and context lines) are collected. */
   maxHits: number;
+  /** Count matching lines per file instead of returning hits (see GrepArgs.countOnly). */
+  countOnly?: boolean;
   signal: AbortSignal;
 }
 
-export type { GrepHit } from '../../ops/walk.js';
-import type { GrepHit } from '../../ops/walk.js';
+export type { GrepCount, GrepHit } from '../../ops/walk.js';
+import type { GrepCount, GrepHit } from '../../ops/walk.js';
 
 export interface EngineResult {
   hits: GrepHit[];
+  /** Matching lines per file, when the query asked only for counts. */
+  counts?: GrepCount[];
   /** True when maxHits stopped the search early. */
   capped: boolean;
 }
@@ -34,3 +38,10 @@ export const normalizeHitText = (text: string): string =>
     .replace(/\r?\n$/, '')
     .replace(/\r\n/g, '\n')
     .replace(/\r$/, '');
+
+/** Matching lines per file from hits (context lines are not matches): what a count-only query returns. */
+export function countHits(hits: readonly GrepHit[]): GrepCount[] {
+  const counts = new Map<string, number>();
+  for (const hit of hits) if (!hit.context) counts.set(hit.path, (counts.get(hit.path) ?? 0) + 1);
+  return [...counts].map(([path, count]) => ({ path, count }));
+}
