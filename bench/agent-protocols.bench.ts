@@ -1,6 +1,6 @@
 // read_file calls per second through the agent entry points, against the single REST call measured in
 // the same run as the baseline: a batch of 10 calls per request (toolgate and OpenAI format) and MCP
-// tools/call (a fresh stateless MCP server per request). Prints calls/s and the ratio to REST (median of 3
+// tools/call (a single tools/call takes the endpoint's fast path). Prints calls/s and the ratio to REST (median of 3
 // alternating rounds).
 import { fmt, load, startServer, type LoadResult } from './lib.js';
 

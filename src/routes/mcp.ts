@@ -1,9 +1,11 @@
-// /mcp: the tools over MCP Streamable HTTP (stateless: a fresh server and transport per POST, JSON
-// responses). Authenticated like every route; only session tokens, since an MCP client acts as one session.
+// /mcp: the tools over MCP Streamable HTTP (stateless, JSON responses). A single tools/call takes the
+// fast path (mcp/fast-call.ts); everything else gets a fresh SDK server and transport per POST. Authenticated like every route; only session tokens, since an MCP client acts as one session.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../core/errors.js';
+import { clientGone } from '../http/call-response.js';
+import { fastToolCall, runFastToolCall } from '../mcp/fast-call.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { SessionRecord } from '../store/sessions.js';
 
@@ -53,6 +55,11 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const session = sessionOf(request);
+      const fast = fastToolCall(request.headers, request.body);
+      if (fast) {
+        const body = await runFastToolCall(pipeline, session, fast, clientGone(reply));
+        return reply.code(200).type('application/json').send(JSON.stringify(body));
+      }
       const server = createMcpServer({ registry, pipeline, jsonSchemaValidator }, session);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -157,4 +157,56 @@ describe('MCP endpoint', () => {
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('POST');
   });
+
+  it('answers a single tools/call on its fast path exactly as the SDK transport does', async () => {
+    const session = await t.createSession({ profile: 'read-only', files: { 'a.txt': 'alpha\n' } });
+    const post = (body: object, headers: Record<string, string> = {}) =>
+      t.http
+        .post('/mcp')
+        .set('authorization', `Bearer ${session.token}`)
+        .set('accept', 'application/json, text/event-stream')
+        .set(headers)
+        .send(body);
+    // Without callIds, which differ per call.
+    const comparable = (body: { result?: { _meta?: Record<string, unknown> } }) => {
+      const copy = structuredClone(body);
+      if (copy.result?._meta) delete copy.result._meta['toolgate/callId'];
+      return copy;
+    };
+    const calls = [
+      { name: 'read_file', arguments: { path: 'a.txt' } },
+      { name: 'read_file', arguments: { path: 'missing.txt' } },
+      { name: 'no_such_tool', arguments: {} },
+      { name: 'write_file', arguments: { path: 'b.txt', content: 'x' } },
+      { name: 'list_directory' },
+    ];
+    for (const [i, params] of calls.entries()) {
+      const fast = await post({ jsonrpc: '2.0', id: i, method: 'tools/call', params });
+      // `_meta` sends the same call through the SDK's server and transport.
+      const sdk = await post({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'tools/call',
+        params: { ...params, _meta: {} },
+      });
+      expect(fast.status, JSON.stringify(params)).toBe(sdk.status);
+      expect(fast.headers['content-type']).toMatch(/^application\/json/);
+      expect(comparable(fast.body)).toEqual(comparable(sdk.body));
+    }
+    // What the fast path must leave to the SDK still gets the SDK's answers.
+    const notAcceptable = await post(
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: calls[0] },
+      {
+        accept: 'application/json',
+      },
+    );
+    expect(notAcceptable.status).toBe(406);
+    const badVersion = await post(
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: calls[0] },
+      {
+        'mcp-protocol-version': '1999-01-01',
+      },
+    );
+    expect(badVersion.status).toBe(400);
+  });
 });
