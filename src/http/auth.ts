@@ -69,12 +69,13 @@ export function registerAuth(app: FastifyInstance): void {
     if (!header) return unauthorized('Missing bearer token');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return unauthorized('Authorization header must be "Bearer <token>"');
-    const token = match[1];
-    if (timingSafeEqual(digest(token), adminDigest)) {
+    // One hash per request: compared with the admin key's, and the key of the session lookup.
+    const tokenDigest = digest(match[1]);
+    if (timingSafeEqual(tokenDigest, adminDigest)) {
       request.principal = { kind: 'admin' };
       return undefined;
     }
-    const session = app.services.sessions.getByToken(token);
+    const session = app.services.sessions.getByTokenHash(tokenDigest.toString('hex'));
     if (!session) return unauthorized('Invalid or expired token');
     request.principal = { kind: 'session', session };
     return undefined;

@@ -47,6 +47,14 @@ const EXTRA_RESPONSES: Record<string, Json> = {
     },
     401: errorResponse('No or invalid session token'),
     403: errorResponse('An admin key (MCP needs a session token)'),
+    406: {
+      description: 'The client does not accept both application/json and text/event-stream',
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+    },
+    415: {
+      description: 'The body is not application/json',
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+    },
     429: errorResponse('Rate limited'),
   },
   // Health checks are public and take no input; a URL that is not valid percent-encoding is all a

@@ -163,7 +163,11 @@ export class SessionStore {
   }
 
   getByToken(token: string, now = Date.now()): SessionRecord | undefined {
-    const hash = hashToken(token);
+    return this.getByTokenHash(hashToken(token), now);
+  }
+
+  /** As getByToken, for a caller that already hashed the token (auth hashes once per request). */
+  getByTokenHash(hash: string, now = Date.now()): SessionRecord | undefined {
     const cached = this.tokenCache.get(hash);
     if (cached && cached.until > now && cached.session.expiresAt > now) return cached.session;
     const row = this.byTokenHash.get({ hash, now, idleMs: this.idleTtlMs }) as SessionRow | undefined;
