@@ -163,9 +163,18 @@ export class AuditStore {
   private journalBytes = 0;
   private journalFailures = 0;
 
+  /** Some journaled rows are only in the journal (memory was at its cap): the next commit re-reads it. */
+  private spilled = false;
+  private rowsDropped = 0;
+
   constructor(
     private readonly db: Db,
     private readonly journalPath: string,
+    /**
+     * Rows held in memory for the next commit. While SQLite cannot commit (a full disk), rows past this
+     * wait in the journal only; rows neither can take are dropped and counted (droppedRows).
+     */
+    private readonly maxPendingRows = 100_000,
   ) {
     const insert = db.prepare(
       `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
@@ -182,26 +191,36 @@ export class AuditStore {
     this.journal = openSync(journalPath, 'a', 0o600);
   }
 
-  /** Rows a crash left in the journal (a torn last line is dropped: its call was never acknowledged). */
-  private recover(): void {
+  /** Every row in the journal file (a torn line is dropped: its call was never acknowledged). */
+  private journalRows(): AuditEntry[] {
     let text: string;
     try {
       text = readFileSync(this.journalPath, 'utf8');
     } catch {
-      return;
+      return [];
     }
     const rows: AuditEntry[] = [];
     for (const line of text.split('\n')) {
       try {
         if (line) rows.push(JSON.parse(line));
       } catch {
-        // torn write at the moment of the crash
+        // torn write at the moment of a crash
       }
     }
+    return rows;
+  }
+
+  /** Rows a crash left in the journal are committed before anything else. */
+  private recover(): void {
+    const rows = this.journalRows();
     if (rows.length) this.insertBatch(rows);
-    const fd = openSync(this.journalPath, 'r+');
-    ftruncateSync(fd, 0);
-    closeSync(fd);
+    try {
+      const fd = openSync(this.journalPath, 'r+');
+      ftruncateSync(fd, 0);
+      closeSync(fd);
+    } catch {
+      // no journal yet
+    }
   }
 
   /**
@@ -211,13 +230,16 @@ export class AuditStore {
    */
   record(entry: AuditEntry): void {
     const row = { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
-    this.appendToJournal(Buffer.from(`${JSON.stringify(row)}\n`));
-    this.pending.push(row);
+    const journaled = this.appendToJournal(Buffer.from(`${JSON.stringify(row)}\n`));
+    if (this.pending.length < this.maxPendingRows) this.pending.push(row);
+    else if (journaled) this.spilled = true;
+    else this.rowsDropped++;
     if (this.pending.length >= FLUSH_BATCH) this.flushInBackground();
     else this.timer ??= setTimeout(() => this.flushInBackground(), FLUSH_DELAY_MS);
   }
 
-  private appendToJournal(line: Buffer): void {
+  /** True when the whole line reached the journal. */
+  private appendToJournal(line: Buffer): boolean {
     let written = 0;
     try {
       written = writeSync(this.journal, line);
@@ -226,7 +248,7 @@ export class AuditStore {
     }
     if (written === line.length) {
       this.journalBytes += written;
-      return;
+      return true;
     }
     this.journalFailures++;
     if (written > 0) {
@@ -237,6 +259,12 @@ export class AuditStore {
         // Recovery drops a line it cannot parse; the row itself is still in memory.
       }
     }
+    return false;
+  }
+
+  /** Rows lost since the start because neither memory (at its cap) nor the journal could hold them. */
+  get droppedRows(): number {
+    return this.rowsDropped;
   }
 
   /** Rows the journal could not take since the start (a full or failing disk); for metrics and logs. */
@@ -261,11 +289,16 @@ export class AuditStore {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 && !this.spilled) return;
     const batch = this.pending;
     // Only a committed batch leaves the journal and the pending list: a failed commit is retried.
     this.insertBatch(batch);
     this.pending = this.pending.slice(batch.length);
+    if (this.spilled) {
+      // Rows that waited in the journal only: commit all of it (rows already in are ignored by key).
+      this.insertBatch(this.journalRows());
+      this.spilled = false;
+    }
     if (this.pending.length === 0) {
       ftruncateSync(this.journal, 0);
       this.journalBytes = 0;

@@ -55,4 +55,26 @@ describe('audit journal', () => {
     expect(committed.n).toBe(2);
     store.close();
   });
+
+  it('while SQLite refuses commits, holds at most its cap in memory and the rest in the journal, losing none', () => {
+    const dir = tempDir();
+    const db = openDatabase(path.join(dir, 'db.sqlite'));
+    const journal = path.join(dir, 'audit.journal');
+    const store = new AuditStore(db, journal, 10);
+    // A database that refuses every audit insert, as a full disk would.
+    db.exec("CREATE TRIGGER refuse BEFORE INSERT ON audit BEGIN SELECT RAISE(FAIL, 'disk full'); END");
+    for (let n = 1; n <= 50; n++) store.record(entry(n));
+    expect(() => store.flush()).toThrow(/disk full/);
+    expect((store as unknown as { pending: unknown[] }).pending).toHaveLength(10);
+    expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(50);
+    expect(store.droppedRows).toBe(0);
+
+    db.exec('DROP TRIGGER refuse');
+    store.flush();
+    const rows = store.query({ limit: 100 });
+    expect(rows).toHaveLength(50);
+    expect(new Set(rows.map((row) => row.callId)).size).toBe(50);
+    expect(readFileSync(journal, 'utf8')).toBe('');
+    store.close();
+  });
 });
