@@ -3,22 +3,34 @@
 import { toolgateError } from '../errors.js';
 import type { Middleware, RunResult } from './types.js';
 
-export const timeout =
-  (defaultTimeoutMs: number, shutdownSignal: AbortSignal): Middleware =>
-  (call, next) => {
+export const timeout = (defaultTimeoutMs: number, shutdownSignal: AbortSignal): Middleware => {
+  // Every running call's controller, aborted together at shutdown by one listener: a listener added and
+  // removed on the app-wide signal for each call was a measurable part of a call's cost.
+  const live = new Set<AbortController>();
+  shutdownSignal.addEventListener(
+    'abort',
+    () => {
+      for (const controller of live) controller.abort(shutdownSignal.reason);
+    },
+    { once: true },
+  );
+  return (call, next) => {
     const tool = call.entry!.tool;
     // A tool with its own limit (run_command's timeout_ms) gets a little headroom to report it itself.
     const own = tool.timeoutMs?.(call.input);
     const limitMs = own !== undefined ? own + 5_000 : defaultTimeoutMs;
     const controller = new AbortController();
     const abort = (reason: unknown) => controller.abort(reason);
-    const signals = [shutdownSignal, call.request.signal].filter((s): s is AbortSignal => s !== undefined);
-    const listeners = signals.map((signal) => {
-      const listener = () => abort(signal.reason);
-      if (signal.aborted) listener();
-      else signal.addEventListener('abort', listener, { once: true });
-      return () => signal.removeEventListener('abort', listener);
-    });
+    if (shutdownSignal.aborted) abort(shutdownSignal.reason);
+    else live.add(controller);
+    const listeners = [call.request.signal]
+      .filter((s): s is AbortSignal => s !== undefined)
+      .map((signal) => {
+        const listener = () => abort(signal.reason);
+        if (signal.aborted) listener();
+        else signal.addEventListener('abort', listener, { once: true });
+        return () => signal.removeEventListener('abort', listener);
+      });
     call.signal = controller.signal;
     // One promise settled by whichever comes first, the tool or the timer.
     return new Promise<RunResult>((resolve, reject) => {
@@ -32,7 +44,7 @@ export const timeout =
       }, limitMs);
       const settle = () => {
         clearTimeout(timer);
-        // The shutdown signal lives as long as the app: without this every call would leave a listener on it.
+        live.delete(controller);
         for (const remove of listeners) remove();
       };
       let running: Promise<RunResult>;
@@ -55,3 +67,4 @@ export const timeout =
       );
     });
   };
+};
