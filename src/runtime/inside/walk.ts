@@ -146,7 +146,6 @@ export const walkHandlers: Handlers<WalkOps> = {
       return reply({
         relative: target.relative,
         hits: [],
-        ...(args.countOnly ? { counts: [] } : {}),
         capped: false,
         engine: hasRipgrep && args.engine !== 'javascript' ? 'ripgrep' : 'javascript',
       });

@@ -60,8 +60,9 @@ export interface GrepArgs {
   readonly maxHits: number;
   readonly engine: EngineChoice;
   /**
-   * Only how many lines match in each file (files_with_matches and count modes): ripgrep then prints
-   * `path NUL count` per file instead of a JSON event per match, and nothing per match crosses the pipe.
+   * Only how many lines match in each file (files_with_matches and count modes), in `counts` (absent
+   * when nothing was searched): ripgrep then prints `path NUL count` per file instead of a JSON event
+   * per match, and nothing per match crosses the pipe.
    */
   readonly countOnly?: boolean;
 }

@@ -94,23 +94,26 @@ function page<T>(items: T[], offset: number, limit: number, sizeOf: (item: T) =>
   return { out, more: offset + out.length < items.length };
 }
 
-/** files_with_matches and count: from per-file counts of matching lines (no per-match hits). */
-async function countsOnly(input: Static<typeof Input>, ctx: ToolContext): Promise<Data> {
-  const { result } = await ctx.workspace.call('grep', {
-    path: input.path,
-    pattern: input.pattern,
-    fixedStrings: input.fixed_strings,
-    caseInsensitive: input.case_insensitive,
-    multiline: false,
-    context: 0,
-    globs: input.glob ? [input.glob] : [],
-    maxHits: 1_000_000,
-    engine: input.engine,
-    countOnly: true,
-  });
-  return countsData(input, ctx, result.counts ?? [], result.capped, result.engine);
-}
+/** What every output mode reports besides its page. */
+const summary = (
+  input: Static<typeof Input>,
+  totalMatches: number,
+  capped: boolean,
+  engine: Data['engine'],
+) => ({
+  mode: input.output_mode,
+  totalMatches,
+  incomplete: capped,
+  engine,
+});
 
+/** truncated and nextOffset for a page of `shown` items. */
+const paging = (input: Static<typeof Input>, capped: boolean, more: boolean, shown: number) => ({
+  truncated: more || capped,
+  ...(more ? { nextOffset: input.offset + shown } : {}),
+});
+
+/** files_with_matches and count, from matching lines per file. */
 function countsData(
   input: Static<typeof Input>,
   ctx: ToolContext,
@@ -120,24 +123,20 @@ function countsData(
 ): Data {
   // Sorted by path like the hits of content mode, so every mode lists files in the same order.
   const all = [...counts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const base = {
-    mode: input.output_mode,
-    totalMatches: all.reduce((sum, entry) => sum + entry.count, 0),
-    incomplete: capped,
+  const base = summary(
+    input,
+    all.reduce((sum, entry) => sum + entry.count, 0),
+    capped,
     engine,
-  };
+  );
   const maxBytes = ctx.limits.outputMaxBytes;
-  const next = (more: boolean, shown: number) => ({
-    truncated: more || capped,
-    ...(more ? { nextOffset: input.offset + shown } : {}),
-  });
   if (input.output_mode === 'files_with_matches') {
     const files = all.map((entry) => entry.path);
     const { out, more } = page(files, input.offset, input.limit, (f) => f.length + 4, maxBytes);
-    return { ...base, files: out, ...next(more, out.length) };
+    return { ...base, files: out, ...paging(input, capped, more, out.length) };
   }
   const { out, more } = page(all, input.offset, input.limit, (c) => c.path.length + 16, maxBytes);
-  return { ...base, counts: out, ...next(more, out.length) };
+  return { ...base, counts: out, ...paging(input, capped, more, out.length) };
 }
 
 export default defineTool({
@@ -168,41 +167,28 @@ export default defineTool({
   ],
   async execute(input, ctx): Promise<Data> {
     const wanted = input.offset + input.limit;
-    // File lists and counts need no match text: the runtime counts matching lines per file, which is
-    // far cheaper than a hit per match (multiline matches are counted from hits, as before).
-    if (input.output_mode !== 'content' && !input.multiline) return countsOnly(input, ctx);
-    // Both engines (ripgrep included) run in the session runtime; sorting and paging happen here.
+    // File lists and counts need no match text: the runtime counts matching lines per file, far cheaper
+    // than a hit per match. Both engines (ripgrep included) run in the session runtime; sorting and
+    // paging happen here.
+    const counting = input.output_mode !== 'content';
+    const context = counting ? 0 : input.context;
     const { result } = await ctx.workspace.call('grep', {
       path: input.path,
       pattern: input.pattern,
       fixedStrings: input.fixed_strings,
       caseInsensitive: input.case_insensitive,
       multiline: input.multiline,
-      context: input.context,
+      context,
       globs: input.glob ? [input.glob] : [],
-      maxHits: Math.max(20_000, wanted * (1 + 2 * input.context) * 2),
+      maxHits: Math.max(20_000, wanted * (1 + 2 * context) * 2),
       engine: input.engine,
+      countOnly: counting,
     });
-    const hits = [...result.hits].sort(compare);
-    const matchHits = hits.filter((h) => !h.context);
-    const base = {
-      mode: input.output_mode,
-      totalMatches: matchHits.length,
-      incomplete: result.capped,
-      engine: result.engine,
-    };
-    const maxBytes = ctx.limits.outputMaxBytes;
-    const next = (more: boolean, shown: number) => ({
-      truncated: more || result.capped,
-      ...(more ? { nextOffset: input.offset + shown } : {}),
-    });
+    if (counting) return countsData(input, ctx, result.counts ?? [], result.capped, result.engine);
 
-    if (input.output_mode !== 'content') {
-      const counts = new Map<string, number>();
-      for (const hit of matchHits) counts.set(hit.path, (counts.get(hit.path) ?? 0) + 1);
-      const all = [...counts].map(([path, count]) => ({ path, count }));
-      return countsData(input, ctx, all, result.capped, result.engine);
-    }
+    const hits = [...result.hits].sort(compare);
+    const base = summary(input, hits.filter((h) => !h.context).length, result.capped, result.engine);
+    const maxBytes = ctx.limits.outputMaxBytes;
     // content: page over matches; context lines go with the match before them in the same file (or,
     // at the start of a file, with the first match), so a page never splits a match from its context.
     const groups: GrepHit[][] = [];
@@ -224,7 +210,7 @@ export default defineTool({
       text: cutLine(h.text).text,
       ...(h.context ? { context: true } : {}),
     }));
-    return { ...base, matches, ...next(more, out.length) };
+    return { ...base, matches, ...paging(input, result.capped, more, out.length) };
   },
   render(data) {
     const lines: string[] = [];

@@ -34,18 +34,22 @@ export async function runGrep(
 ): Promise<EngineResult & { engine: EngineName }> {
   const engine: EngineName =
     choice === 'javascript' || (choice === 'auto' && !hasRipgrep) ? 'javascript' : 'ripgrep';
-  if (engine === 'javascript') {
-    const result = await javascriptEngine(query);
-    return query.countOnly
-      ? { ...result, hits: [], counts: countHits(result.hits), engine }
-      : { ...result, engine };
-  }
+  // Counts come from ripgrep's own per-file count. The JavaScript engine, and multiline matches (one
+  // hit per match, not per line), count their hits instead.
+  const countFromHits = query.countOnly === true && (engine === 'javascript' || query.multiline);
+  const result = await search(countFromHits ? { ...query, countOnly: false } : query, engine);
+  return countFromHits
+    ? { hits: [], counts: countHits(result.hits), capped: result.capped, engine }
+    : { ...result, engine };
+}
+
+async function search(query: GrepQuery, engine: EngineName): Promise<EngineResult> {
+  if (engine === 'javascript') return javascriptEngine(query);
   // rg searches a binary file it is pointed at directly; skip it as a directory walk would.
-  if (await isBinaryFile(query.searchPath))
-    return { hits: [], ...(query.countOnly ? { counts: [] } : {}), capped: false, engine };
+  if (await isBinaryFile(query.searchPath)) return { hits: [], capped: false };
   const hasRootGitignore = await fs
     .access(path.join(query.workspaceRoot, '.gitignore'))
     .then(() => true)
     .catch(() => false);
-  return { ...(await ripgrepEngine(query, 'rg', hasRootGitignore)), engine };
+  return ripgrepEngine(query, 'rg', hasRootGitignore);
 }
