@@ -3,23 +3,23 @@
 // not force callers to send it), tool operations carry their tools' examples, and the document says where
 // it is served, under which license, and what every operation may answer.
 import type { AnyTool } from '../core/tool.js';
-
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject, type JsonObject } from '../lib/json.js';
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
 
 /** A copy of a request schema where no property that has a default is listed as required. */
 export function defaultsOptional(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(defaultsOptional);
-  if (!isObject(schema)) return schema;
-  const copy: Json = {};
+  if (!isJsonObject(schema)) return schema;
+  const copy: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) copy[key] = defaultsOptional(value);
   const properties = copy.properties;
-  if (Array.isArray(copy.required) && isObject(properties)) {
+  if (Array.isArray(copy.required) && isJsonObject(properties)) {
     const required = copy.required.filter(
-      (name) => !(isObject(properties[name as string]) && 'default' in (properties[name as string] as Json)),
+      (name) =>
+        !(
+          isJsonObject(properties[name as string]) && 'default' in (properties[name as string] as JsonObject)
+        ),
     );
     if (required.length > 0) copy.required = required;
     else delete copy.required;
@@ -32,29 +32,22 @@ const errorResponse = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
 });
 
+/** A body the MCP SDK writes itself (a JSON-RPC response or error object), not serialised by Fastify. */
+const jsonRpcResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+});
+
 /** Responses of routes whose replies are not described by a Fastify response schema. */
-const EXTRA_RESPONSES: Record<string, Json> = {
-  // The MCP endpoint answers JSON-RPC; the SDK writes its own bodies (not serialised by Fastify).
+const EXTRA_RESPONSES: Record<string, JsonObject> = {
   mcp: {
-    200: {
-      description: 'A JSON-RPC response (or a batch of them)',
-      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
-    },
+    200: jsonRpcResponse('A JSON-RPC response (or a batch of them)'),
     202: { description: 'A JSON-RPC notification or response was accepted; no body' },
-    400: {
-      description: 'A malformed JSON-RPC message: a JSON-RPC error object',
-      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
-    },
+    400: jsonRpcResponse('A malformed JSON-RPC message: a JSON-RPC error object'),
     401: errorResponse('No or invalid session token'),
     403: errorResponse('An admin key (MCP needs a session token)'),
-    406: {
-      description: 'The client does not accept both application/json and text/event-stream',
-      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
-    },
-    415: {
-      description: 'The body is not application/json',
-      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
-    },
+    406: jsonRpcResponse('The client does not accept both application/json and text/event-stream'),
+    415: jsonRpcResponse('The body is not application/json'),
     429: errorResponse('Rate limited'),
   },
   // Health checks are public and take no input; a URL that is not valid percent-encoding is all a
@@ -68,17 +61,17 @@ export interface PublishOptions {
   readonly license: { name: string; url: string };
 }
 
-export function publishDocument(document: Json, options: PublishOptions): Json {
+export function publishDocument(document: JsonObject, options: PublishOptions): JsonObject {
   const examples = new Map(options.tools.map((tool) => [`call_${tool.name}`, tool.examples ?? []]));
-  const paths = isObject(document.paths) ? document.paths : {};
+  const paths = isJsonObject(document.paths) ? document.paths : {};
   for (const operations of Object.values(paths)) {
-    if (!isObject(operations)) continue;
+    if (!isJsonObject(operations)) continue;
     for (const [method, operation] of Object.entries(operations)) {
-      if (!HTTP_METHODS.has(method) || !isObject(operation)) continue;
+      if (!HTTP_METHODS.has(method) || !isJsonObject(operation)) continue;
       publishOperation(operation, examples);
     }
   }
-  const info = isObject(document.info) ? document.info : {};
+  const info = isJsonObject(document.info) ? document.info : {};
   return {
     ...document,
     info: {
@@ -92,12 +85,12 @@ export function publishDocument(document: Json, options: PublishOptions): Json {
   };
 }
 
-function publishOperation(operation: Json, examples: Map<string, unknown[]>): void {
+function publishOperation(operation: JsonObject, examples: Map<string, unknown[]>): void {
   const operationId = typeof operation.operationId === 'string' ? operation.operationId : '';
-  const body = isObject(operation.requestBody) ? operation.requestBody : undefined;
-  const content = body && isObject(body.content) ? body.content : {};
+  const body = isJsonObject(operation.requestBody) ? operation.requestBody : undefined;
+  const content = body && isJsonObject(body.content) ? body.content : {};
   for (const media of Object.values(content)) {
-    if (!isObject(media)) continue;
+    if (!isJsonObject(media)) continue;
     media.schema = defaultsOptional(media.schema);
     const toolExamples = examples.get(operationId);
     if (toolExamples?.length) {
@@ -108,12 +101,12 @@ function publishOperation(operation: Json, examples: Map<string, unknown[]>): vo
   }
   if (Array.isArray(operation.parameters)) {
     for (const parameter of operation.parameters) {
-      if (isObject(parameter) && isObject(parameter.schema) && 'default' in parameter.schema) {
+      if (isJsonObject(parameter) && isJsonObject(parameter.schema) && 'default' in parameter.schema) {
         parameter.required = false;
       }
     }
   }
   const extra = EXTRA_RESPONSES[operationId];
   if (extra)
-    operation.responses = { ...(isObject(operation.responses) ? operation.responses : {}), ...extra };
+    operation.responses = { ...(isJsonObject(operation.responses) ? operation.responses : {}), ...extra };
 }

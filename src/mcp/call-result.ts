@@ -1,11 +1,13 @@
-// A pipeline outcome as an MCP tools/call result: the model-facing text always, the structured data
-// when the tool returned an object (what its outputSchema describes), and isError for failures.
+// An MCP tools/call, run through the shared pipeline (entry point "mcp"), and its outcome as an MCP
+// result: the model-facing text always, the structured data when the tool returned an object (what its
+// outputSchema describes), and isError for failures. The SDK server and the endpoint's fast path both
+// call runToolCall, so the two answer alike.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { outcomeText } from '../core/batch/result-text.js';
+import type { Pipeline } from '../core/pipeline/pipeline.js';
 import type { CallOutcome } from '../core/pipeline/types.js';
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import type { SessionRecord } from '../store/sessions.js';
+import { isJsonObject } from '../lib/json.js';
 
 export function callToolResult(outcome: CallOutcome): CallToolResult {
   const content = [{ type: 'text' as const, text: outcomeText(outcome) }];
@@ -19,7 +21,26 @@ export function callToolResult(outcome: CallOutcome): CallToolResult {
   }
   return {
     content,
-    ...(isPlainObject(outcome.data) ? { structuredContent: outcome.data } : {}),
+    ...(isJsonObject(outcome.data) ? { structuredContent: outcome.data } : {}),
     _meta: { 'toolgate/callId': outcome.callId },
   };
+}
+
+export async function runToolCall(
+  pipeline: Pipeline,
+  session: SessionRecord,
+  name: string,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<CallToolResult> {
+  const outcome = await pipeline.execute({
+    toolName: name,
+    input,
+    session,
+    caller: 'session',
+    entryPoint: 'mcp',
+    bytesIn: Buffer.byteLength(JSON.stringify(input)),
+    signal,
+  });
+  return callToolResult(outcome);
 }

@@ -10,16 +10,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Pipeline } from '../core/pipeline/pipeline.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { callToolResult } from './call-result.js';
+import { isJsonObject } from '../lib/json.js';
+import { runToolCall } from './call-result.js';
 
 export interface FastToolCall {
   readonly id: string | number;
   readonly name: string;
   readonly arguments: Record<string, unknown>;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name];
@@ -34,32 +32,24 @@ export function fastToolCall(headers: IncomingHttpHeaders, body: unknown): FastT
   if (contentType !== 'application/json') return undefined;
   const version = header(headers, 'mcp-protocol-version');
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
+  if (!isJsonObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   const { id, params } = body;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) return undefined;
-  if (!isPlainObject(params) || typeof params.name !== 'string') return undefined;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return undefined;
+  if (!isJsonObject(params) || typeof params.name !== 'string') return undefined;
+  if (params.arguments !== undefined && !isJsonObject(params.arguments)) return undefined;
   // Progress notifications need the SDK's stream handling.
   if (params._meta !== undefined) return undefined;
   if (Object.keys(body).some((key) => !['jsonrpc', 'id', 'method', 'params'].includes(key))) return undefined;
   return { id, name: params.name, arguments: params.arguments ?? {} };
 }
 
-/** Runs the call through the pipeline (entry point "mcp") and returns the JSON-RPC response body. */
+/** Runs the call (see runToolCall) and returns the JSON-RPC response body. */
 export async function runFastToolCall(
   pipeline: Pipeline,
   session: SessionRecord,
   call: FastToolCall,
   signal: AbortSignal,
 ): Promise<{ jsonrpc: '2.0'; id: string | number; result: CallToolResult }> {
-  const outcome = await pipeline.execute({
-    toolName: call.name,
-    input: call.arguments,
-    session,
-    caller: 'session',
-    entryPoint: 'mcp',
-    bytesIn: Buffer.byteLength(JSON.stringify(call.arguments)),
-    signal,
-  });
-  return { jsonrpc: '2.0', id: call.id, result: callToolResult(outcome) };
+  const result = await runToolCall(pipeline, session, call.name, call.arguments, signal);
+  return { jsonrpc: '2.0', id: call.id, result };
 }

@@ -8,7 +8,7 @@ import type { Pipeline } from '../core/pipeline/pipeline.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { ToolRegistry } from '../core/registry.js';
 import type { SessionRecord } from '../store/sessions.js';
-import { callToolResult } from './call-result.js';
+import { runToolCall } from './call-result.js';
 
 export interface McpDeps {
   registry: ToolRegistry;
@@ -36,18 +36,8 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
       .filter((entry) => toolAccess(session, entry).allowed)
       .map(mcpDeclaration),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const input = request.params.arguments ?? {};
-    const outcome = await deps.pipeline.execute({
-      toolName: request.params.name,
-      input,
-      session,
-      caller: 'session',
-      entryPoint: 'mcp',
-      bytesIn: Buffer.byteLength(JSON.stringify(input)),
-      signal: extra.signal,
-    });
-    return callToolResult(outcome);
-  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    runToolCall(deps.pipeline, session, request.params.name, request.params.arguments ?? {}, extra.signal),
+  );
   return server;
 }

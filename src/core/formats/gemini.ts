@@ -2,6 +2,7 @@
 // JSON Schema it cannot express is rewritten (type arrays → nullable, const → enum, null variants →
 // nullable) or dropped (additionalProperties, patternProperties, $id…); int64 bounds travel as strings.
 import type { RegisteredTool } from '../registry.js';
+import { isJsonObject as isObject } from '../../lib/json.js';
 import { llmInputSchema, type JsonObject } from './llm-schema.js';
 
 export type GeminiType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY' | 'OBJECT' | 'NULL';
@@ -64,9 +65,6 @@ const COUNT_KEYS = [
   'minProperties',
   'maxProperties',
 ] as const;
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isFreeFormObject = (schema: GeminiSchema) =>
   schema.type === 'OBJECT' && schema.properties === undefined;

@@ -2,7 +2,8 @@
 // default no longer required, since the pipeline fills them in and a model should feel free to omit them.
 import type { AnyTool } from '../tool.js';
 
-export type JsonObject = Record<string, unknown>;
+export type { JsonObject } from '../../lib/json.js';
+import { isJsonObject as isObject, type JsonObject } from '../../lib/json.js';
 
 /** The root of a tool's parameters: always an object schema. */
 export interface ObjectSchema extends JsonObject {
@@ -10,9 +11,6 @@ export interface ObjectSchema extends JsonObject {
   properties: Record<string, JsonObject>;
   required?: string[];
 }
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Property schemas are objects (a bare `true`/`false` schema says nothing a model can use). */
 const objectProperties = (value: unknown): Record<string, JsonObject> =>
