@@ -65,24 +65,24 @@ export function registerRequestTrace(app: FastifyInstance, tracing: Tracing | un
     route.handler = traced;
   });
 
-  app.addHook('onResponse', (request, reply, done) => {
-    const span = request.traceSpan;
-    // Ended once: a request may be aborted and then answered, or the other way round.
+  // Ended once: a request may be aborted and then answered, or the other way round.
+  const end = (span: Span | null, finish: (span: Span) => void) => {
     if (span?.isRecording()) {
+      finish(span);
+      span.end();
+    }
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    end(request.traceSpan, (span) => {
       span.setAttribute('http.response.status_code', reply.statusCode);
       if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-    }
+    });
     done();
   });
-
   app.addHook('onRequestAbort', (request, done) => {
-    const span = request.traceSpan;
-    // Ended once: a request may be aborted and then answered, or the other way round.
-    if (span?.isRecording()) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: 'client went away' });
-      span.end();
-    }
+    end(request.traceSpan, (span) =>
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'client went away' }),
+    );
     done();
   });
 }

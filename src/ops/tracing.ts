@@ -49,7 +49,6 @@ export function createTracing(telemetry: TelemetryConfig, logger: ToolLogger): T
     active: () => storage.getStore() ?? ROOT_CONTEXT,
     with: (ctx, fn) => storage.run(ctx, fn),
     extract: (headers) => propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter),
-    flush: () => bounded(provider.forceFlush()),
     shutdown: () => (stopped ??= bounded(provider.shutdown())),
   };
 }

@@ -2,8 +2,8 @@
 // crash or a hang, stopped when idle. Tools never hold a process; they call through this handle, which
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
 import { PassThrough, Writable } from 'node:stream';
-import { trace, type Span } from '@opentelemetry/api';
-import { failSpan, inSpan, type Tracing } from '../core/pipeline/trace.js';
+import type { Span } from '@opentelemetry/api';
+import { failSpan, inSpan, tracedParent, type Tracing } from '../core/pipeline/trace.js';
 import type { PidsCgroups } from '../sandbox/runner/cgroup.js';
 import type { ExitInfo, SandboxedProcess, ResourceLimits } from '../sandbox/runner/types.js';
 import type { RuntimeBackend } from './backends/types.js';
@@ -122,7 +122,7 @@ export class SessionRuntime {
   ): Promise<OpReply<OpResult<K>>> {
     const tracing = this.options.tracing;
     // Only inside traced work: housekeeping (the expiry sweep clearing a workspace) makes no lone root spans.
-    if (tracing && trace.getSpan(tracing.active())) {
+    if (tracing && tracedParent(tracing)) {
       return inSpan(tracing, `runtime ${op}`, { 'toolgate.session.id': this.sessionId }, () =>
         this.op(op, args, payload, signal),
       );
@@ -242,9 +242,8 @@ export class SessionRuntime {
   /** A `command` span from spawn to exit, when a traced call starts the command. */
   private commandSpan(): Span | undefined {
     const tracing = this.options.tracing;
-    if (!tracing) return undefined;
-    const parent = tracing.active();
-    if (!trace.getSpan(parent)) return undefined;
+    const parent = tracedParent(tracing);
+    if (!tracing || !parent) return undefined;
     return tracing.tracer.startSpan(
       'command',
       { attributes: { 'toolgate.session.id': this.sessionId } },

@@ -25,10 +25,15 @@ export interface Tracing {
   with<T>(ctx: Context, fn: () => T): T;
   /** The agent's context from W3C `traceparent`/`tracestate` headers (the root context without them). */
   extract(headers: Readonly<Record<string, string | string[] | undefined>>): Context;
-  /** Sends what is buffered; never rejects. */
-  flush(): Promise<void>;
   /** Flushes and stops exporting; never rejects. */
   shutdown(): Promise<void>;
+}
+
+/** The active context when it holds a span (traced work), else undefined: no lone root spans. */
+export function tracedParent(tracing: Tracing | undefined): Context | undefined {
+  if (!tracing) return undefined;
+  const parent = tracing.active();
+  return trace.getSpan(parent) ? parent : undefined;
 }
 
 /** Ends a span with an error status; a thrown value becomes an exception event. */
