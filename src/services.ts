@@ -106,22 +106,23 @@ export async function createServices(
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
   metrics.setRuntimeSource(() => runtimes.stats());
   metrics.setDiskSource(() => diskState(config.dataDir));
+  // Log bytes of every session with jobs; workspace numbers of those whose runtime runs (none is started).
   metrics.setSessionUsageSource(async () => {
-    const bySession = new Map<string, SessionUsageMetric>();
-    for (const sessionId of jobs.sessionsWithJobs())
-      bySession.set(sessionId, { sessionId, logBytes: jobs.logBytes(sessionId) });
-    await Promise.all(
-      runtimes.running().map(async (runtime) => {
-        const usage = await runtime.diskUsage().catch(() => null);
-        const entry = bySession.get(runtime.sessionId) ?? {
-          sessionId: runtime.sessionId,
-          logBytes: jobs.logBytes(runtime.sessionId),
+    const running = new Map(runtimes.running().map((runtime) => [runtime.sessionId, runtime]));
+    const ids = new Set([...jobs.sessionsWithJobs(), ...running.keys()]);
+    return Promise.all(
+      [...ids].map(async (sessionId): Promise<SessionUsageMetric> => {
+        const usage = await running
+          .get(sessionId)
+          ?.diskUsage()
+          .catch(() => null);
+        return {
+          sessionId,
+          logBytes: jobs.logBytes(sessionId),
+          ...(usage ? { workspaceBytes: usage.bytes, workspaceFiles: usage.files } : {}),
         };
-        if (usage) Object.assign(entry, { workspaceBytes: usage.bytes, workspaceFiles: usage.files });
-        bySession.set(runtime.sessionId, entry);
       }),
     );
-    return [...bySession.values()];
   });
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);

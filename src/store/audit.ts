@@ -230,7 +230,7 @@ export class AuditStore {
    */
   record(entry: AuditEntry): void {
     const row = { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
-    const journaled = this.appendToJournal(Buffer.from(`${JSON.stringify(row)}\n`));
+    const journaled = this.appendToJournal(`${JSON.stringify(row)}\n`);
     if (this.pending.length < this.maxPendingRows) this.pending.push(row);
     else if (journaled) this.spilled = true;
     else this.rowsDropped++;
@@ -239,14 +239,16 @@ export class AuditStore {
   }
 
   /** True when the whole line reached the journal. */
-  private appendToJournal(line: Buffer): boolean {
+  private appendToJournal(line: string): boolean {
+    // The string is written as is (no Buffer made for it): this runs once per call.
+    const length = Buffer.byteLength(line);
     let written = 0;
     try {
       written = writeSync(this.journal, line);
     } catch {
       // nothing was written
     }
-    if (written === line.length) {
+    if (written === length) {
       this.journalBytes += written;
       return true;
     }

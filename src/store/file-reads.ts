@@ -36,8 +36,8 @@ export class FileReadStore {
    * costs no SQLite commit. Only a cache — the table stays the truth — so it may be dropped at any time.
    */
   private readonly written = new Map<string, Map<string, string>>();
-  /** Records SQLite could not take (disk full, I/O error), by `session\0path`; bounded. */
-  private readonly unsaved = new Map<string, FileReadRecord>();
+  /** Records SQLite could not take (disk full, I/O error), per session and path; bounded. */
+  private readonly unsaved = new Map<string, Map<string, FileReadRecord>>();
 
   constructor(db: Db) {
     this.upsert = db.prepare(
@@ -63,22 +63,22 @@ export class FileReadStore {
       this.written.set(sessionId, (paths = new Map()));
     }
     paths.set(path, signature);
-    const key = `${sessionId}\0${path}`;
     try {
       this.upsert.run(sessionId, path, state.sha256, state.mtimeMs, state.size, now);
-      this.unsaved.delete(key);
+      this.unsaved.get(sessionId)?.delete(path);
     } catch (err) {
       // A full or failing disk must not fail the read that is being recorded: keep the record in
       // memory (the guard still works until a restart) and try the table again on the next record.
       if (!fromStorageError(err)) throw err;
-      if (this.unsaved.size > 10_000) this.unsaved.clear();
-      this.unsaved.set(key, { ...state, readAt: now });
+      let kept = this.unsaved.get(sessionId);
+      if (!kept || kept.size > 10_000) this.unsaved.set(sessionId, (kept = new Map()));
+      kept.set(path, { ...state, readAt: now });
       paths.delete(path);
     }
   }
 
   get(sessionId: string, path: string): FileReadRecord | undefined {
-    const unsaved = this.unsaved.get(`${sessionId}\0${path}`);
+    const unsaved = this.unsaved.get(sessionId)?.get(path);
     if (unsaved) return unsaved;
     const row = this.select.get(sessionId, path) as
       { sha256: string; mtime_ms: number; size: number; read_at: number } | undefined;
@@ -88,10 +88,10 @@ export class FileReadStore {
   /** Forgets a path and, for a directory, everything under it. */
   forget(sessionId: string, path: string): void {
     this.written.delete(sessionId);
-    for (const key of this.unsaved.keys()) {
-      const [session, unsavedPath] = key.split('\0') as [string, string];
-      if (session === sessionId && (unsavedPath === path || unsavedPath.startsWith(`${path}/`)))
-        this.unsaved.delete(key);
+    const kept = this.unsaved.get(sessionId);
+    if (kept) {
+      for (const unsavedPath of kept.keys())
+        if (unsavedPath === path || unsavedPath.startsWith(`${path}/`)) kept.delete(unsavedPath);
     }
     const escaped = path.replace(/[\\%_]/g, (ch) => `\\${ch}`);
     this.remove.run(sessionId, path, `${escaped}/%`);
