@@ -15,8 +15,8 @@ export async function makeDirs(dir: string, mode?: number): Promise<void> {
   }
 }
 
-/** The error of creating the first missing directory on the way to `dir`; undefined if none fails. */
-async function realReason(dir: string, mode: number | undefined): Promise<unknown> {
+/** The nearest path at or above `dir` that exists, and the missing levels below it, top first. */
+export async function nearestExisting(dir: string): Promise<{ existing: string; missing: string[] }> {
   const missing: string[] = [];
   let current = dir;
   for (;;) {
@@ -24,13 +24,17 @@ async function realReason(dir: string, mode: number | undefined): Promise<unknow
       () => true,
       () => false,
     );
-    if (exists) break;
-    missing.unshift(current);
+    if (exists) return { existing: current, missing };
     const parent = path.dirname(current);
-    if (parent === current) break;
+    if (parent === current) return { existing: current, missing };
+    missing.unshift(current);
     current = parent;
   }
-  for (const level of missing) {
+}
+
+/** The error of creating the first missing directory on the way to `dir`; undefined if none fails. */
+async function realReason(dir: string, mode: number | undefined): Promise<unknown> {
+  for (const level of (await nearestExisting(dir)).missing) {
     try {
       await fs.mkdir(level, { mode });
     } catch (err) {

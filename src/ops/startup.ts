@@ -1,8 +1,9 @@
 // Start-up faults an operator can fix: the data dir, the database file and the listening port. Each
 // becomes a StartupError with one line naming the thing and what to do, instead of a bare errno
-// (Node's recursive mkdir even reports a read-only parent as ENOENT).
+// (makeDirs reports the real errno where Node's recursive mkdir says ENOENT).
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { makeDirs, nearestExisting } from '../lib/make-dirs.js';
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -15,18 +16,9 @@ const errnoCode = (err: unknown): string | undefined => (err as NodeJS.ErrnoExce
 
 /** Why a directory cannot be written, in words; looks at the nearest ancestor that exists. */
 async function whyNotWritable(dir: string, err: unknown): Promise<string> {
-  let existing = dir;
-  for (;;) {
-    try {
-      const stats = await fs.stat(existing);
-      if (!stats.isDirectory()) return `${existing} is not a directory`;
-      break;
-    } catch {
-      const parent = path.dirname(existing);
-      if (parent === existing) break;
-      existing = parent;
-    }
-  }
+  const { existing } = await nearestExisting(dir);
+  const stats = await fs.stat(existing).catch(() => null);
+  if (stats && !stats.isDirectory()) return `${existing} is not a directory`;
   try {
     await fs.access(existing, constants.W_OK);
   } catch (accessErr) {
@@ -56,8 +48,8 @@ export async function prepareDataDir(dir: string, subdirs: readonly string[] = [
       `data dir ${dir} is not usable: ${await whyNotWritable(dir, err)} (set TOOLGATE_DATA_DIR)`,
     );
   try {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-    for (const sub of subdirs) await fs.mkdir(path.join(dir, sub), { recursive: true, mode: 0o700 });
+    await makeDirs(dir, 0o700);
+    for (const sub of subdirs) await makeDirs(path.join(dir, sub), 0o700);
     const probe = path.join(dir, `.write-probe-${process.pid}`);
     await fs.writeFile(probe, '');
     await fs.unlink(probe);
