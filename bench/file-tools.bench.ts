@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import fg from 'fast-glob';
 import { ripgrepArgs } from '../src/runtime/inside/grep/ripgrep.js';
-import { fmt, load, percentile, startServer } from './lib.js';
+import { callTool, fmt, load, percentile, startServer } from './lib.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -60,15 +60,7 @@ try {
     `tree: node_modules copy, ${files} files, copied in ${fmt((performance.now() - copyStart) / 1000, 1)} s`,
   );
 
-  const call = async (tool: string, input: unknown) => {
-    const res = await fetch(`${server.url}/v1/sessions/${session.id}/tools/${tool}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-    if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { data: Record<string, unknown> };
-  };
+  const call = (tool: string, input: unknown) => callTool(server.url, session, tool, input);
 
   // --- grep -------------------------------------------------------------------------------------
   console.log(`\ngrep "${PATTERN}" over the tree (${RUNS} sequential runs each)`);

@@ -49,6 +49,22 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   };
 }
 
+/** One tool call with the session's token; throws unless it answers 200. */
+export async function callTool(
+  url: string,
+  session: { id: string; token: string },
+  tool: string,
+  input: unknown,
+): Promise<{ data: Record<string, unknown> }> {
+  const res = await fetch(`${url}/v1/sessions/${session.id}/tools/${tool}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { data: Record<string, unknown> };
+}
+
 export interface LoadResult {
   requestsPerSec: number;
   p50Ms: number;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fmt, percentile, startServer } from './lib.js';
+import { callTool, fmt, percentile, startServer } from './lib.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1500);
 const WARMUP = 200;
@@ -58,15 +58,7 @@ rmSync(dir, { recursive: true, force: true });
 // toolgate, REST and MCP, on the same kind of file.
 const server = await startServer();
 const session = await server.session({ profile: 'read-write', files: { 'a.txt': 'one\ntwo\n' } });
-const rest = async (tool: string, input: object) => {
-  const res = await fetch(`${server.url}/v1/sessions/${session.id}/tools/${tool}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${await res.text()}`);
-  return res.json();
-};
+const rest = (tool: string, input: object) => callTool(server.url, session, tool, input);
 const edit = (i: number) =>
   i % 2 ? { old_string: 'TWO', new_string: 'two' } : { old_string: 'two', new_string: 'TWO' };
 const restRead = await measure(() => rest('read_file', { path: 'a.txt' }));

@@ -8,26 +8,14 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fmt, percentile, startServer, type BenchServer } from './lib.js';
+import { callTool, fmt, percentile, startServer, type BenchServer } from './lib.js';
 
 const FILES = Number(process.env.BENCH_QUOTA_FILES ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_QUOTA_ROUNDS ?? 40);
 const FOLDERS = 200;
 
-async function call(
-  server: BenchServer,
-  session: { id: string; token: string },
-  tool: string,
-  input: object,
-) {
-  const res = await fetch(`${server.url}/v1/sessions/${session.id}/tools/${tool}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${await res.text()}`);
-  return res.json();
-}
+const call = (server: BenchServer, session: { id: string; token: string }, tool: string, input: object) =>
+  callTool(server.url, session, tool, input);
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

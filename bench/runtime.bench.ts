@@ -3,7 +3,7 @@
 // runtimes (BENCH_SESSIONS, default 200). Baseline in the same run: starting `node -e 0`, the floor any
 // Node-based runtime pays. Loopback only; bounded.
 import { spawnSync } from 'node:child_process';
-import { ADMIN_KEY, fmt, percentile, startServer } from './lib.js';
+import { ADMIN_KEY, callTool, fmt, percentile, startServer } from './lib.js';
 
 const COLD_STARTS = Number(process.env.BENCH_COLD_STARTS ?? 20);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
@@ -22,14 +22,8 @@ for (const backend of ['bwrap', 'none'] as const) {
     await server.close();
     continue;
   }
-  const call = async (session: { id: string; token: string }, tool: string, input: object) => {
-    const res = await fetch(`${server.url}/v1/sessions/${session.id}/tools/${tool}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(input),
-    });
-    if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${await res.text()}`);
-  };
+  const call = (session: { id: string; token: string }, tool: string, input: object) =>
+    callTool(server.url, session, tool, input);
   const runtimeOf = async (id: string) => {
     const res = await fetch(`${server.url}/v1/sessions/${id}`, {
       headers: { authorization: `Bearer ${ADMIN_KEY}` },

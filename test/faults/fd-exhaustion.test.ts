@@ -3,7 +3,7 @@
 // call gets a clear envelope (never a 500), the process stays up, and once descriptors are free again
 // (sessions deleted, runtimes stopped) new sessions work, without a restart. Uses prlimit(1) from
 // util-linux on the child's pid; skipped with the reason printed where it is missing.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
@@ -15,14 +15,7 @@ import {
   type ChildServer,
 } from '../ops/child-server.js';
 
-const hasPrlimit = (() => {
-  try {
-    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasPrlimit = spawnSync('prlimit', ['--version']).status === 0;
 
 const openFds = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
 const setFdLimit = (pid: number, limit: number) =>

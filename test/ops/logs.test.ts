@@ -2,21 +2,14 @@
 // supervisor or a terminal would see it. Piped (a container, a collector): one JSON object a line, and a
 // generated admin key never appears in it. On an interactive terminal (a pty from script(1)): readable
 // pino-pretty lines, and the key shown once so the person who started it can copy it.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
 import { REPO_ROOT, startChildServer, type ChildServer } from './child-server.js';
 
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasScript = spawnSync('script', ['--version']).status === 0;
 
 // eslint-disable-next-line no-control-regex
 const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r$/, '');
