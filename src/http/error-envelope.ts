@@ -75,22 +75,28 @@ export function sendError(
   return reply.code(error.statusCode).type('application/json').send(body);
 }
 
+/** Fastify's routing errors, in words that do not echo the (possibly huge) URL back. */
+const FRAMEWORK_ERRORS: Record<string, { message: string; suggestion: string }> = {
+  FST_ERR_BAD_URL: {
+    message: 'The URL is not valid (bad percent-encoding)',
+    suggestion: 'Percent-encode path segments (encodeURIComponent) before sending.',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    message: 'A path segment of the URL is too long',
+    suggestion: 'Ids and names in paths are short; check the URL.',
+  },
+};
+
 /**
  * Errors Fastify raises before routing (a URL that is not valid percent-encoding, a failed route
  * constraint) skip the error handler; the `frameworkErrors` option sends them here, so they get the
  * envelope too.
  */
 export function sendFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const error =
-    err.code === 'FST_ERR_BAD_URL'
-      ? toolgateError('BAD_REQUEST', 'The URL is not valid (bad percent-encoding)', {
-          suggestion: 'Percent-encode path segments (encodeURIComponent) before sending.',
-        })
-      : /max param length/i.test(err.message)
-        ? toolgateError('BAD_REQUEST', 'A path segment of the URL is too long', {
-            suggestion: 'Ids and names in paths are short; check the URL.',
-          })
-        : fromFastifyError(err);
+  const known = FRAMEWORK_ERRORS[err.code];
+  const error = known
+    ? toolgateError('BAD_REQUEST', known.message, { suggestion: known.suggestion })
+    : fromFastifyError(err);
   return sendError(reply, request, error);
 }
 
