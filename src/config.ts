@@ -311,13 +311,8 @@ function telemetryConfig(env: Record<string, string | undefined>): TelemetryConf
   const [name, raw] = traces
     ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces]
     : ['OTEL_EXPORTER_OTLP_ENDPOINT', `${base!.replace(/\/+$/, '')}/v1/traces`];
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) URL, got "${traces ?? base}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
     throw new ConfigError(`${name} must be an http(s) URL, got "${traces ?? base}"`);
   }
   return { endpoint: url.href, serviceName };

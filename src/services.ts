@@ -25,7 +25,7 @@ import './tools/services.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
-import { openDatabase, type Db } from './store/db.js';
+import type { Db } from './store/db.js';
 import { openDatabaseOrExplain, prepareDataDir } from './ops/startup.js';
 import { SessionStore } from './store/sessions.js';
 import { StatsStore } from './store/stats.js';
@@ -99,7 +99,7 @@ export async function createServices(
   }
 
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
-  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'), openDatabase);
+  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'));
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
