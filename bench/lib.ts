@@ -67,6 +67,8 @@ export async function callTool(
 
 export interface LoadResult {
   requestsPerSec: number;
+  /** Requests completed in the run. */
+  total: number;
   p50Ms: number;
   p99Ms: number;
   errors: number;
@@ -78,6 +80,7 @@ export async function load(options: autocannon.Options): Promise<LoadResult> {
   const result = await autocannon({ connections: 10, duration: 5, ...options });
   return {
     requestsPerSec: result.requests.average,
+    total: result.requests.total,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors,

@@ -3,6 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../core/errors.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
+import { FrameWriter } from './frame-writer.js';
 import { encodeFrame, FrameReader, type ProcessEventHeader, type WireError } from './protocol.js';
 
 export interface OpReply<R> {
@@ -37,6 +38,8 @@ export class RuntimeConnection {
   private readonly pending = new Map<number, Pending>();
   private readonly processes = new Map<number, ProcessListener>();
   private deadReason: string | null = null;
+  /** Set once the child has pipes; a spawn that failed has none and fails every call before writing. */
+  private writer: FrameWriter | undefined;
   /** Resolves when the runtime said it is ready; rejects if it died first. */
   readonly ready: Promise<{ pid: number }>;
   /** Resolves when the process is gone. */
@@ -73,6 +76,7 @@ export class RuntimeConnection {
     });
     // Such a spawn also leaves the child without pipes; 'error' (above) ends it.
     if (!child.stdin || !child.stdout || !child.stderr) return;
+    this.writer = new FrameWriter(child.stdin);
     const reader = new FrameReader();
     child.stdout.on('data', (chunk: Buffer) => {
       let frames;
@@ -117,15 +121,17 @@ export class RuntimeConnection {
     signal?: AbortSignal,
   ): Promise<OpReply<OpResult<K>>> {
     if (this.deadReason !== null) throw runtimeUnavailable(this.deadReason);
+    const writer = this.writer;
+    if (!writer) throw runtimeUnavailable('it could not be started');
     const id = this.nextId++;
     const reply = new Promise<OpReply<OpResult<K>>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as Pending['resolve'], reject });
     });
-    this.child.stdin!.write(encodeFrame({ t: 'req', id, op, args }, payload));
+    writer.write(encodeFrame({ t: 'req', id, op, args }, payload));
     if (signal) {
       const cancel = () => {
         if (this.pending.has(id) && this.alive)
-          this.child.stdin!.write(encodeFrame({ t: 'req', id: 0, op: 'cancel', args: { id } }));
+          writer.write(encodeFrame({ t: 'req', id: 0, op: 'cancel', args: { id } }));
       };
       if (signal.aborted) cancel();
       else {

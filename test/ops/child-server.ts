@@ -26,7 +26,7 @@ export interface ChildOptions {
 }
 
 /** A port that was free a moment ago (the kernel picks it; the child binds it right after). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;

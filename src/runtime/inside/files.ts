@@ -1,38 +1,107 @@
 // Single-path file operations, inside the runtime. Errors are ToolgateErrors naming the relative path.
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs, type Stats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  promises as fs,
+  read,
+  readSync,
+  type Stats,
+} from 'node:fs';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { fromFsError, toolgateError } from '../../core/errors.js';
 import type { FileOps } from '../ops/files.js';
 import { reply, type Handlers } from './handler.js';
-import { entryType, notRegular, openRegular, toFileStat } from './stat.js';
+import { entryType, notRegular, toFileStat } from './stat.js';
 import { makeDirs } from '../../lib/make-dirs.js';
 
 const lstatOrNull = (absolute: string): Promise<Stats | null> => fs.lstat(absolute).catch(() => null);
 
-/** Reads a whole regular file through its descriptor (see openRegular). */
+/**
+ * Small files are read with synchronous calls: for them a thread-pool round trip per open, fstat, read
+ * and close costs more than the read itself, and the runtime serves one session, so a bounded block of
+ * its loop delays nobody else. Larger files are read asynchronously, in chunks, on the same descriptor.
+ */
+const SYNC_READ_LIMIT = 256 * 1024;
+const readAsync = promisify(read);
+
+/**
+ * Reads a whole regular file through one descriptor. O_NONBLOCK makes opening a FIFO return at once
+ * instead of waiting for a writer; the type is then checked on the descriptor, so whatever was swapped
+ * in under the name, what we read is what we checked.
+ */
 export async function readRegular(
   absolute: string,
   relative: string,
   maxBytes: number,
 ): Promise<{ bytes: Buffer; stat: Stats }> {
-  const { handle, stat } = await openRegular(absolute, relative).catch((err) => {
-    throw err instanceof Error && 'code' in err && typeof (err as NodeJS.ErrnoException).errno === 'number'
-      ? fromFsError(err, relative)
-      : err;
-  });
+  let fd: number;
   try {
+    fd = openSync(absolute, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (err) {
+    throw fromFsError(err as NodeJS.ErrnoException, relative);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw notRegular(relative, entryType(stat));
     if (stat.size > maxBytes) {
       throw toolgateError('FILE_TOO_LARGE', `${relative} is ${stat.size} bytes; the limit is ${maxBytes}`, {
         suggestion: 'Use grep to find the lines you need, or read a smaller file.',
         details: { size: stat.size, limit: maxBytes },
       });
     }
-    const bytes = await handle.readFile();
+    const bytes =
+      stat.size <= SYNC_READ_LIMIT
+        ? readAllSync(fd, stat.size, maxBytes)
+        : await readAll(fd, stat.size, maxBytes);
+    if (bytes.length > maxBytes) {
+      throw toolgateError(
+        'FILE_TOO_LARGE',
+        `${relative} grew past the limit of ${maxBytes} bytes while read`,
+        {
+          details: { size: bytes.length, limit: maxBytes },
+        },
+      );
+    }
     return { bytes, stat };
   } finally {
-    await handle.close().catch(() => undefined);
+    closeSync(fd);
   }
+}
+
+/**
+ * Reads to end of file, which may come before or after `expected` bytes if the file changes meanwhile;
+ * stops once more than `cap` bytes were read (the caller refuses that).
+ */
+function readAllSync(fd: number, expected: number, cap: number): Buffer {
+  const chunks: Buffer[] = [];
+  let size = Math.max(expected, 1024);
+  for (let total = 0; total <= cap;) {
+    const chunk = Buffer.allocUnsafe(size);
+    const n = readSync(fd, chunk, 0, size, null);
+    if (n === 0) break;
+    chunks.push(n === size ? chunk : chunk.subarray(0, n));
+    total += n;
+    size = 64 * 1024;
+  }
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
+async function readAll(fd: number, expected: number, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = expected + 1;
+  for (let total = 0; total <= cap;) {
+    const chunk = Buffer.allocUnsafe(size);
+    const { bytesRead } = await readAsync(fd, chunk, 0, size, null);
+    if (bytesRead === 0) break;
+    chunks.push(chunk.subarray(0, bytesRead));
+    total += bytesRead;
+    size = 1024 * 1024;
+  }
+  return Buffer.concat(chunks);
 }
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');

@@ -11,6 +11,7 @@ import {
   type RequestHeader,
   type WireError,
 } from '../protocol.js';
+import { FrameWriter } from '../frame-writer.js';
 import { commandHandlers } from './commands.js';
 import { fileHandlers } from './files.js';
 import type { OpContext, Reply } from './handler.js';
@@ -50,8 +51,9 @@ const handlers = new Map<string, AnyHandler>(
   }) as Array<[string, AnyHandler]>,
 );
 
+const out = new FrameWriter(process.stdout);
 const send = (header: FrameHeader, payload?: Uint8Array) => {
-  process.stdout.write(encodeFrame(header, payload));
+  out.write(encodeFrame(header, payload));
 };
 
 const toWire = (err: unknown): WireError => {

@@ -1,0 +1,114 @@
+// Servers in processes of their own, for benches that compare toolgate with a baseline: the load
+// generator (autocannon, or a sequential client) stays in the bench process, so neither side shares an
+// event loop with the load it is measured under. Loopback only.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/ops/child-server.js';
+import { ADMIN_KEY } from './lib.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface ChildProcessServer {
+  url: string;
+  proc: ChildProcess;
+  close(): Promise<void>;
+}
+
+/** Spawns `node --import tsx <script>` with PORT set and waits until `probePath` answers. */
+export async function startChildProcess(
+  script: string,
+  env: Record<string, string>,
+  probePath: string,
+  onClose?: () => void,
+): Promise<ChildProcessServer> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (
+    !(await fetch(`${url}${probePath}`).then(
+      (res) => res.ok,
+      () => false,
+    ))
+  ) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`${script} did not start`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    proc,
+    async close() {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGTERM');
+      await exited;
+      onClose?.();
+    },
+  };
+}
+
+/** toolgate itself (src/server.ts, the `npm start` entry) on a fresh data dir. */
+export async function startToolgateProcess(env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-bench-'));
+  const server = await startChildProcess(
+    'src/server.ts',
+    { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_API_KEY: ADMIN_KEY, ...env },
+    '/healthz',
+    () => rmSync(dataDir, { recursive: true, force: true }),
+  );
+  return {
+    ...server,
+    async session(body: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
+      const res = await fetch(`${server.url}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status !== 201) throw new Error(`session: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: string; token: string };
+    },
+  };
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ, 100 on Linux
+const pidsUnder = (pid: number): number[] => {
+  const children: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const list = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (list) children.push(...list.split(/\s+/).map(Number));
+    }
+  } catch {
+    return [];
+  }
+  return [pid, ...children.flatMap(pidsUnder)];
+};
+
+/**
+ * CPU seconds (user + system) used so far by a process and every live descendant (a toolgate server and
+ * its session runtimes). Per call, it says what a request costs even when the machine is busy with other
+ * work, where throughput alone would measure the neighbours.
+ */
+export function treeCpuSeconds(pid: number): number {
+  let ticks = 0;
+  for (const p of pidsUnder(pid)) {
+    try {
+      // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks / TICKS_PER_SECOND;
+}
