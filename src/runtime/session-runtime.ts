@@ -170,14 +170,24 @@ export class SessionRuntime {
           this.watchdog = null;
           return;
         }
-        const timer = setTimeout(() => {
-          connection.fail(`it stopped answering (no reply within ${this.options.hangMs} ms)`);
-          connection.child.kill('SIGKILL');
-        }, this.options.hangMs);
-        connection.call('ping', {}).then(
-          () => clearTimeout(timer),
-          () => clearTimeout(timer),
+        let answered = false;
+        // Timers run before I/O in a turn of the event loop: when this process was itself stalled (a
+        // busy machine), the answer may already wait in the pipe. setImmediate runs after the I/O phase,
+        // so that answer is read before the runtime is declared hung.
+        const timer = setTimeout(
+          () =>
+            setImmediate(() => {
+              if (answered) return;
+              connection.fail(`it stopped answering (no reply within ${this.options.hangMs} ms)`);
+              connection.child.kill('SIGKILL');
+            }),
+          this.options.hangMs,
         );
+        const settle = () => {
+          answered = true;
+          clearTimeout(timer);
+        };
+        connection.call('ping', {}).then(settle, settle);
       },
       Math.max(250, Math.floor(this.options.hangMs / 2)),
     );

@@ -162,6 +162,7 @@ export const walkHandlers: Handlers<WalkOps> = {
         searchPath: target.absolute,
         maxHits: args.maxHits,
         countOnly: args.countOnly,
+        pageMatches: args.pageMatches,
         signal,
       },
       args.engine,

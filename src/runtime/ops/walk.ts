@@ -65,6 +65,12 @@ export interface GrepArgs {
    * per match, and nothing per match crosses the pipe.
    */
   readonly countOnly?: boolean;
+  /**
+   * Content mode with ripgrep: the caller shows at most this many matches (offset + limit). The runtime
+   * then counts matching lines per file first (cheap, nothing per match crosses the pipe), and searches
+   * for hits only in the first files, in path order, that hold that many; `counts` covers every file.
+   */
+  readonly pageMatches?: number;
 }
 
 export interface GrepCount {

@@ -183,11 +183,16 @@ export default defineTool({
       maxHits: Math.max(20_000, wanted * (1 + 2 * context) * 2),
       engine: input.engine,
       countOnly: counting,
+      ...(counting ? {} : { pageMatches: wanted }),
     });
     if (counting) return countsData(input, ctx, result.counts ?? [], result.capped, result.engine);
 
     const hits = [...result.hits].sort(compare);
-    const base = summary(input, hits.filter((h) => !h.context).length, result.capped, result.engine);
+    // With ripgrep the runtime sends hits for the page only, and the per-file counts of every match.
+    const total = result.counts
+      ? result.counts.reduce((sum, entry) => sum + entry.count, 0)
+      : hits.filter((h) => !h.context).length;
+    const base = summary(input, total, result.capped, result.engine);
     const maxBytes = ctx.limits.outputMaxBytes;
     // content: page over matches; context lines go with the match before them in the same file (or,
     // at the start of a file, with the first match), so a page never splits a match from its context.
@@ -203,7 +208,9 @@ export default defineTool({
     }
     const size = (group: GrepHit[]) =>
       group.reduce((n, h) => n + h.path.length + Math.min(h.text.length, 2100) + 16, 0);
-    const { out, more } = page(groups, input.offset, input.limit, size, maxBytes);
+    const paged = page(groups, input.offset, input.limit, size, maxBytes);
+    const { out } = paged;
+    const more = paged.more || input.offset + out.length < total;
     const matches = out.flat().map((h) => ({
       path: h.path,
       line: h.line,

@@ -157,6 +157,11 @@ describe('grep engines agree', () => {
     { pattern: 'e', output_mode: 'count', limit: 2, offset: 1 },
     { pattern: 'needle', output_mode: 'files_with_matches', path: 'bin.dat' },
     { pattern: 'begin.*?end', output_mode: 'count', multiline: true },
+    // Pages that end inside a file, with context and globs: ripgrep sends hits for the page's files only.
+    { pattern: 'e', limit: 3, offset: 2, context: 1 },
+    { pattern: 'needle', glob: '*.ts', limit: 1, offset: 2 },
+    { pattern: 'e', limit: 5, offset: 40 },
+    { pattern: 'e', limit: 4, offset: 1000 },
   ];
   it('counts the same matches in every output mode', async () => {
     for (const engine of ['ripgrep', 'javascript']) {
@@ -166,6 +171,21 @@ describe('grep engines agree', () => {
       expect(count.body.data.totalMatches).toBe(content.body.data.totalMatches);
       expect(files.body.data.totalMatches).toBe(content.body.data.totalMatches);
       expect(files.body.data.files).toEqual(count.body.data.counts.map((c: { path: string }) => c.path));
+    }
+  });
+
+  it('pages through every match: the pages joined equal one page holding them all', async () => {
+    for (const engine of ['ripgrep', 'javascript']) {
+      const all = await grep({ pattern: 'e', context: 1, limit: 5000, engine });
+      const joined: unknown[] = [];
+      let offset: number | undefined = 0;
+      while (offset !== undefined) {
+        const res = await grep({ pattern: 'e', context: 1, limit: 3, offset, engine });
+        expect(res.body.data.totalMatches).toBe(all.body.data.totalMatches);
+        joined.push(...res.body.data.matches);
+        offset = res.body.data.nextOffset;
+      }
+      expect(joined).toEqual(all.body.data.matches);
     }
   });
 

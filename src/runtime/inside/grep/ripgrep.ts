@@ -49,8 +49,8 @@ export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string
   if (query.multiline) args.push('--multiline', '--multiline-dotall');
   if (query.context > 0 && !query.countOnly) args.push('--context', String(query.context));
   for (const glob of query.globs) args.push(`--glob=${glob}`);
-  const target = path.relative(query.workspaceRoot, query.searchPath) || '.';
-  args.push('--regexp', query.pattern, '--', target);
+  const targets = query.files ?? [path.relative(query.workspaceRoot, query.searchPath) || '.'];
+  args.push('--regexp', query.pattern, '--', ...targets);
   return args;
 }
 

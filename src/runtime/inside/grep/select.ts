@@ -37,19 +37,55 @@ export async function runGrep(
   // Counts come from ripgrep's own per-file count. The JavaScript engine, and multiline matches (one
   // hit per match, not per line), count their hits instead.
   const countFromHits = query.countOnly === true && (engine === 'javascript' || query.multiline);
+  // A page of content: two passes (see pagedSearch), where ripgrep's per-line counts equal its hits.
+  if (query.pageMatches !== undefined && !query.countOnly && engine === 'ripgrep' && !query.multiline) {
+    if (!(await fs.stat(query.searchPath)).isDirectory()) return { ...(await search(query, engine)), engine };
+    return { ...(await pagedSearch(query, query.pageMatches)), engine };
+  }
   const result = await search(countFromHits ? { ...query, countOnly: false } : query, engine);
   return countFromHits
     ? { hits: [], counts: countHits(result.hits), capped: result.capped, engine }
     : { ...result, engine };
 }
 
+/** Files per rg invocation of the hits pass: far below any command-line length limit. */
+const FILES_PER_RUN = 500;
+
+/**
+ * A page of content hits with ripgrep: count matching lines per file over the whole search (rg --count,
+ * multi-threaded, nothing per match crosses the pipe), then ask for hits only in the first files in
+ * path order that hold the page. The total stays exact; the cost of a page no longer grows with the
+ * number of matches elsewhere. A file that changes between the two passes may show fewer or more hits
+ * than it was counted with; the next page still starts where this one ended.
+ */
+async function pagedSearch(query: GrepQuery, wanted: number): Promise<EngineResult> {
+  const counted = await search({ ...query, countOnly: true }, 'ripgrep');
+  const counts = [...(counted.counts ?? [])].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const files: string[] = [];
+  for (let i = 0, seen = 0; i < counts.length && seen < wanted; i++) {
+    files.push(counts[i].path);
+    seen += counts[i].count;
+  }
+  const hits = [];
+  let capped = false;
+  for (let i = 0; i < files.length && !capped; i += FILES_PER_RUN) {
+    const part = await search({ ...query, files: files.slice(i, i + FILES_PER_RUN) }, 'ripgrep');
+    hits.push(...part.hits);
+    capped = part.capped;
+  }
+  return { hits, counts, capped };
+}
+
 async function search(query: GrepQuery, engine: EngineName): Promise<EngineResult> {
   if (engine === 'javascript') return javascriptEngine(query);
+  if (query.files) return ripgrepEngine(query, 'rg', await hasRootGitignore(query));
   // rg searches a binary file it is pointed at directly; skip it as a directory walk would.
   if (await isBinaryFile(query.searchPath)) return { hits: [], capped: false };
-  const hasRootGitignore = await fs
+  return ripgrepEngine(query, 'rg', await hasRootGitignore(query));
+}
+
+const hasRootGitignore = (query: GrepQuery): Promise<boolean> =>
+  fs
     .access(path.join(query.workspaceRoot, '.gitignore'))
     .then(() => true)
     .catch(() => false);
-  return ripgrepEngine(query, 'rg', hasRootGitignore);
-}

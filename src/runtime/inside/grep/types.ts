@@ -16,6 +16,10 @@ export interface GrepQuery {
   maxHits: number;
   /** Count matching lines per file instead of returning hits (see GrepArgs.countOnly). */
   countOnly?: boolean;
+  /** Hits only for the first files (in path order) holding this many matches (see GrepArgs.pageMatches). */
+  pageMatches?: number;
+  /** Search exactly these files (workspace-relative), instead of searchPath. */
+  files?: string[];
   signal: AbortSignal;
 }
 
@@ -24,7 +28,7 @@ import type { GrepCount, GrepHit } from '../../ops/walk.js';
 
 export interface EngineResult {
   hits: GrepHit[];
-  /** Matching lines per file, when the query asked only for counts. */
+  /** Matching lines per file, when the query asked for counts or for a page of hits. */
   counts?: GrepCount[];
   /** True when maxHits stopped the search early. */
   capped: boolean;
