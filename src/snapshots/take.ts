@@ -1,0 +1,110 @@
+// Taking a snapshot: one stat-only scan in the runtime, then reads of only the files whose stat key is
+// not in the previous snapshot (new or changed since), hashed here and stored as blobs. A snapshot of
+// an unchanged tree reads no file and adds no blob: its cost is the scan and the manifest.
+import { createHash } from 'node:crypto';
+import type { Workspace } from '../runtime/workspace.js';
+import type { ScanEntry } from '../runtime/ops/snapshot.js';
+import type { BlobStore } from './blob-store.js';
+import { byPath, trustedKey, type Manifest, type ManifestEntry } from './manifest.js';
+
+/** Bytes of file content per read round trip: bounds the memory of one batch. */
+export const BATCH_BYTES = 32 * 1024 * 1024;
+const BATCH_FILES = 4096;
+
+export interface SnapshotLimits {
+  /** Directories, files and symlinks in one snapshot. */
+  readonly maxEntries: number;
+}
+
+export interface TakeOptions {
+  /** Nothing else can write the workspace now (a session being created or forked): trust every key. */
+  readonly trustAll?: boolean;
+}
+
+export interface Taken {
+  readonly manifest: Manifest;
+  /** Content bytes newly added to the store. */
+  readonly addedBytes: number;
+  /** Files whose bytes were read (the rest were matched by stat key). */
+  readonly filesRead: number;
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** Groups items into batches of at most `maxBytes` (a larger item gets a batch of its own). */
+export function batches<T>(items: readonly T[], size: (item: T) => number, maxBytes = BATCH_BYTES): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    if (current.length > 0 && (bytes + size(item) > maxBytes || current.length >= BATCH_FILES)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size(item);
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+export async function takeSnapshot(
+  workspace: Workspace,
+  store: BlobStore,
+  previous: Manifest | undefined,
+  limits: SnapshotLimits,
+  options: TakeOptions = {},
+): Promise<Taken> {
+  const { entries: scanned, scannedAtMs } = (
+    await workspace.call('snapshotScan', { maxEntries: limits.maxEntries })
+  ).result;
+  const known = previous ? byPath(previous) : new Map<string, ManifestEntry>();
+  const entries: (ManifestEntry | null)[] = [];
+  const toRead: { index: number; scan: ScanEntry }[] = [];
+  for (const scan of scanned) {
+    const base = { path: scan.path, type: scan.type, mode: scan.mode, size: scan.size, mtimeMs: scan.mtimeMs };
+    if (scan.type === 'symlink') entries.push({ ...base, linkTarget: scan.linkTarget });
+    else if (scan.type === 'directory') entries.push(base);
+    else {
+      const before = known.get(scan.path);
+      if (before?.key !== undefined && before.key === scan.key && before.sha256) {
+        entries.push({ ...base, sha256: before.sha256, key: before.key });
+      } else {
+        toRead.push({ index: entries.length, scan });
+        entries.push(null);
+      }
+    }
+  }
+  let addedBytes = 0;
+  for (const batch of batches(toRead, (item) => item.scan.size)) {
+    const { result, payload } = await workspace.call('snapshotRead', {
+      paths: batch.map((item) => item.scan.path),
+    });
+    let offset = 0;
+    for (const [i, { index, scan }] of batch.entries()) {
+      const size = result.sizes[i];
+      // Gone or no longer a regular file since the scan: not part of this snapshot.
+      if (size === null) continue;
+      const bytes = payload.subarray(offset, offset + size);
+      offset += size;
+      const sha = sha256(bytes);
+      if (await store.put(sha, bytes)) addedBytes += size;
+      const key = trustedKey(result.keys[i], result.ctimesMs[i], scannedAtMs, options.trustAll ?? false);
+      entries[index] = {
+        path: scan.path,
+        type: 'file',
+        mode: scan.mode,
+        size,
+        mtimeMs: scan.mtimeMs,
+        sha256: sha,
+        ...(key ? { key } : {}),
+      };
+    }
+  }
+  return {
+    manifest: { takenAt: scannedAtMs, entries: entries.filter((e): e is ManifestEntry => e !== null) },
+    addedBytes,
+    filesRead: toRead.length,
+  };
+}
