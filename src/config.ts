@@ -40,7 +40,9 @@ const ProfileSchema = Type.Object(
       Type.Array(Type.String(), { description: 'tool or category names needing approval' }),
     ),
     fork: Type.Optional(
-      Type.Boolean({ description: 'sessions of this profile may fork themselves (POST /v1/sessions/{id}/fork)' }),
+      Type.Boolean({
+        description: 'sessions of this profile may fork themselves (POST /v1/sessions/{id}/fork)',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -135,9 +135,14 @@ export async function createServices(
   const fileReads = new FileReadStore(db);
   const history = new HistoryStore(db, path.join(config.dataDir, 'history'));
   const fileLocks = new KeyedLock();
-  const snapshots = new SnapshotService(path.join(config.dataDir, 'snapshots'), new CheckpointStore(db), fileLocks, {
-    maxEntries: 200_000,
-  });
+  const snapshots = new SnapshotService(
+    path.join(config.dataDir, 'snapshots'),
+    new CheckpointStore(db),
+    fileLocks,
+    {
+      maxEntries: 200_000,
+    },
+  );
   const base: ToolServices = {
     config,
     db,

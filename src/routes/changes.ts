@@ -48,7 +48,11 @@ export default async function changeRoutes(fastify: FastifyInstance): Promise<vo
         max_diff_bytes: WHOLE_DIFF_BYTES,
       })) as ChangeReport | undefined;
       if (data === undefined) return reply;
-      if (format === 'diff') return reply.code(200).type('text/x-diff; charset=utf-8').send(data.diff ?? '');
+      if (format === 'diff')
+        return reply
+          .code(200)
+          .type('text/x-diff; charset=utf-8')
+          .send(data.diff ?? '');
       return reply.code(200).type('application/json; charset=utf-8').send({
         since: data.since,
         files: data.files,

@@ -32,13 +32,23 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
           'Saves the whole workspace (contents, modes, symlinks). Files unchanged since the last snapshot are matched by inode, size and times without being read, and share their stored content: a checkpoint of an unchanged tree costs a scan and a manifest. Runs the checkpoint_create tool.',
         params: Params,
         body: Type.Optional(
-          Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) }, { additionalProperties: false }),
+          Type.Object(
+            { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+            { additionalProperties: false },
+          ),
         ),
         response: { 201: CheckpointSchema, 202: PendingCallSchema, ...toolErrors },
       },
     },
     async (request, reply) => {
-      const data = await callToolForRoute(app, request, reply, request.params.id, 'checkpoint_create', request.body ?? {});
+      const data = await callToolForRoute(
+        app,
+        request,
+        reply,
+        request.params.id,
+        'checkpoint_create',
+        request.body ?? {},
+      );
       if (data !== undefined) return reply.code(201).send(data as never);
       return reply;
     },

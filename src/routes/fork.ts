@@ -18,10 +18,12 @@ const ForkBody = Type.Object(
       Type.Array(Type.Enum(['todos', 'reads', 'checkpoints']), {
         uniqueItems: true,
         description:
-          "What else the fork takes over: the todo list, the read-tracking (what the session has read, so writes need no re-read), the checkpoints",
+          'What else the fork takes over: the todo list, the read-tracking (what the session has read, so writes need no re-read), the checkpoints',
       }),
     ),
-    ttlSeconds: Type.Optional(Type.Integer({ minimum: 1, description: 'Lifetime of the fork (default: the usual)' })),
+    ttlSeconds: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Lifetime of the fork (default: the usual)' }),
+    ),
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { description: "Merged over the parent's metadata" }),
     ),
@@ -67,7 +69,10 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
       const include = new Set(body.include ?? []);
       const ttlSeconds = body.ttlSeconds ?? config.sessions.defaultTtlSeconds;
       if (ttlSeconds > config.sessions.maxTtlSeconds) {
-        throw toolgateError('VALIDATION_FAILED', `ttlSeconds may be at most ${config.sessions.maxTtlSeconds}`);
+        throw toolgateError(
+          'VALIDATION_FAILED',
+          `ttlSeconds may be at most ${config.sessions.maxTtlSeconds}`,
+        );
       }
       const now = Date.now();
       const { id: _id, createdAt: _createdAt, ...policy } = parent;
@@ -93,7 +98,8 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
       } catch (err) {
         // All or nothing, as for a new session whose seed files failed.
         await app.services.deleteSession(session.id);
-        if (isToolgateError(err)) throw toolgateError(err.code, `Fork: ${err.message}`, { suggestion: err.suggestion });
+        if (isToolgateError(err))
+          throw toolgateError(err.code, `Fork: ${err.message}`, { suggestion: err.suggestion });
         throw err;
       }
       return reply

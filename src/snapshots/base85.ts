@@ -21,8 +21,7 @@ export function base85(bytes: Uint8Array): string {
   return out;
 }
 
-const lengthChar = (n: number) =>
-  n <= 26 ? String.fromCharCode(64 + n) : String.fromCharCode(96 + n - 26);
+const lengthChar = (n: number) => (n <= 26 ? String.fromCharCode(64 + n) : String.fromCharCode(96 + n - 26));
 
 /** `literal <size>` followed by the encoded lines and a blank line. */
 export function literalHunk(content: Uint8Array): string {

@@ -55,20 +55,26 @@ const ESCAPES: Record<string, string> = {
   '\\': '\\\\',
 };
 
+const needsQuoting = (ch: string) => ch === '"' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch === '\u007f';
+
 /** A path as git writes it: C-quoted when it holds quotes, backslashes or control characters. */
 export function quotePath(name: string): string {
-  if (!/["\\\u0000-\u001f\u007f]/.test(name)) return name;
-  const body = name.replace(
-    /["\\\u0000-\u001f\u007f]/g,
-    (ch) => ESCAPES[ch] ?? `\\${ch.charCodeAt(0).toString(8).padStart(3, '0')}`,
-  );
+  if (![...name].some(needsQuoting)) return name;
+  const body = [...name]
+    .map((ch) =>
+      needsQuoting(ch) ? (ESCAPES[ch] ?? `\\${ch.charCodeAt(0).toString(8).padStart(3, '0')}`) : ch,
+    )
+    .join('');
   return `"${body}"`;
 }
 
 const side = (prefix: 'a/' | 'b/', entry: ManifestEntry | undefined) =>
   entry ? quotePath(prefix + entry.path) : '/dev/null';
 
-function textHunks(oldText: string, newText: string): { text: string; additions: number; deletions: number } | undefined {
+function textHunks(
+  oldText: string,
+  newText: string,
+): { text: string; additions: number; deletions: number } | undefined {
   const patch = structuredPatch('', '', oldText, newText, undefined, undefined, {
     context: 3,
     timeout: DIFF_TIMEOUT_MS,
@@ -106,9 +112,14 @@ export async function renderChange(change: FileChange, contentOf: ContentOf): Pr
   const header = [`diff --git ${side('a/', before ?? after)} ${side('b/', after ?? before)}`];
   if (!before) header.push(`new file mode ${gitMode(after!)}`);
   else if (!after) header.push(`deleted file mode ${gitMode(before)}`);
-  else if (gitMode(before) !== gitMode(after)) header.push(`old mode ${gitMode(before)}`, `new mode ${gitMode(after)}`);
+  else if (gitMode(before) !== gitMode(after))
+    header.push(`old mode ${gitMode(before)}`, `new mode ${gitMode(after)}`);
   if (change.status === 'renamed') {
-    header.push('similarity index 100%', `rename from ${quotePath(before!.path)}`, `rename to ${quotePath(after!.path)}`);
+    header.push(
+      'similarity index 100%',
+      `rename from ${quotePath(before!.path)}`,
+      `rename to ${quotePath(after!.path)}`,
+    );
   }
   const oldContent = before ? await contentOf(before) : Buffer.alloc(0);
   const newContent = after ? await contentOf(after) : Buffer.alloc(0);

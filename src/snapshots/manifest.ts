@@ -43,7 +43,9 @@ export const trustedKey = (
 ): string | undefined => {
   if (!key) return undefined;
   if (trustAll) return key;
-  return ctimeMs !== null && ctimeMs !== undefined && ctimeMs < scannedAtMs - RACY_MARGIN_MS ? key : undefined;
+  return ctimeMs !== null && ctimeMs !== undefined && ctimeMs < scannedAtMs - RACY_MARGIN_MS
+    ? key
+    : undefined;
 };
 
 /** Git's file modes: only the executable bit and symlinks are recorded. */

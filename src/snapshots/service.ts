@@ -4,7 +4,12 @@
 import path from 'node:path';
 import { toolgateError } from '../core/errors.js';
 import type { Workspace } from '../runtime/workspace.js';
-import { CHECKPOINT_ID, newCheckpointId, type Checkpoint, type CheckpointStore } from '../store/checkpoints.js';
+import {
+  CHECKPOINT_ID,
+  newCheckpointId,
+  type Checkpoint,
+  type CheckpointStore,
+} from '../store/checkpoints.js';
 import type { KeyedLock } from '../tools/shared/keyed-lock.js';
 import { applySnapshot, type Applied } from './apply.js';
 import { BlobStore } from './blob-store.js';
@@ -82,7 +87,8 @@ export class SnapshotService {
     const store = this.store(sessionId);
     const ids = [START, HEAD, ...this.checkpoints.list(sessionId).map((c) => c.id)];
     const referenced = new Set<string>();
-    for (const id of ids) for (const sha of blobsOf((await store.readManifest(id)) ?? EMPTY_MANIFEST)) referenced.add(sha);
+    for (const id of ids)
+      for (const sha of blobsOf((await store.readManifest(id)) ?? EMPTY_MANIFEST)) referenced.add(sha);
     await store.removeBlobs(candidates.filter((sha) => !referenced.has(sha)));
   }
 
@@ -153,7 +159,10 @@ export class SnapshotService {
   /** Every change since `since` (start or a checkpoint), whatever made it. */
   async changes(sessionId: string, workspace: Workspace, since: string): Promise<ChangeSet> {
     const base = await this.base(sessionId, since);
-    const current = await this.exclusive(sessionId, async () => (await this.snapshotNow(sessionId, workspace)).manifest);
+    const current = await this.exclusive(
+      sessionId,
+      async () => (await this.snapshotNow(sessionId, workspace)).manifest,
+    );
     const store = this.store(sessionId);
     return {
       since,
@@ -193,7 +202,9 @@ export class SnapshotService {
       return { manifest: taken.manifest, checkpoints: copied };
     });
     await this.exclusive(childId, async () => {
-      const applied = await applySnapshot(child, childStore, manifest, undefined, this.limits, { trustAll: true });
+      const applied = await applySnapshot(child, childStore, manifest, undefined, this.limits, {
+        trustAll: true,
+      });
       await childStore.writeManifest(START, applied.manifest);
       await childStore.writeManifest(HEAD, applied.manifest);
       for (const { checkpoint, manifest: kept } of checkpoints) {

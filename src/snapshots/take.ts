@@ -63,7 +63,13 @@ export async function takeSnapshot(
   const entries: (ManifestEntry | null)[] = [];
   const toRead: { index: number; scan: ScanEntry }[] = [];
   for (const scan of scanned) {
-    const base = { path: scan.path, type: scan.type, mode: scan.mode, size: scan.size, mtimeMs: scan.mtimeMs };
+    const base = {
+      path: scan.path,
+      type: scan.type,
+      mode: scan.mode,
+      size: scan.size,
+      mtimeMs: scan.mtimeMs,
+    };
     if (scan.type === 'symlink') entries.push({ ...base, linkTarget: scan.linkTarget });
     else if (scan.type === 'directory') entries.push(base);
     else {

@@ -66,9 +66,7 @@ export class CheckpointStore {
       `INSERT INTO checkpoints (session_id, id, name, created_at, files, bytes, added_bytes)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.selectAll = db.prepare(
-      'SELECT * FROM checkpoints WHERE session_id = ? ORDER BY created_at, rowid',
-    );
+    this.selectAll = db.prepare('SELECT * FROM checkpoints WHERE session_id = ? ORDER BY created_at, rowid');
     this.selectOne = db.prepare('SELECT * FROM checkpoints WHERE session_id = ? AND id = ?');
     this.deleteRow = db.prepare('DELETE FROM checkpoints WHERE session_id = ? AND id = ?');
   }

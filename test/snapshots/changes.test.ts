@@ -48,9 +48,15 @@ describe('the session’s changes', () => {
   it('gives a diff that git apply turns a pristine copy into the workspace, byte for byte', async () => {
     // Tools…
     expect((await t.call(session, 'read_file', { path: 'a.txt' })).status).toBe(200);
-    const edit = await t.call(session, 'edit_file', { path: 'a.txt', old_string: 'four\n', new_string: 'FOUR\n4\n' });
+    const edit = await t.call(session, 'edit_file', {
+      path: 'a.txt',
+      old_string: 'four\n',
+      new_string: 'FOUR\n4\n',
+    });
     expect(edit.status, JSON.stringify(edit.body)).toBe(200);
-    expect((await t.call(session, 'write_file', { path: 'src/new.ts', content: 'export const x = 1;\n' })).status).toBe(200);
+    expect(
+      (await t.call(session, 'write_file', { path: 'src/new.ts', content: 'export const x = 1;\n' })).status,
+    ).toBe(200);
     // …and commands only.
     await run(
       [
@@ -65,6 +71,8 @@ describe('the session’s changes', () => {
         "printf 'still no newline, changed' > no-newline.txt",
         "mkdir -p deep/er && printf 'x\\ny\\n' > deep/er/file.txt",
         "printf 'spaces\\n' > 'name with spaces.txt'",
+        'printf \'q\\n\' > "$(printf \'tab\\there "quoted"\')"',
+        "printf 'crlf\\r\\nlines\\r\\n' > crlf.txt",
       ].join(' && '),
     );
 
@@ -87,9 +95,13 @@ describe('the session’s changes', () => {
       writeFileSync(path.join(pristine, file), content);
     }
     writeFileSync(path.join(pristine, '..', `${path.basename(pristine)}.patch`), diff);
-    execFileSync('git', ['apply', '--whitespace=nowarn', path.join(pristine, '..', `${path.basename(pristine)}.patch`)], {
-      cwd: pristine,
-    });
+    execFileSync(
+      'git',
+      ['apply', '--whitespace=nowarn', path.join(pristine, '..', `${path.basename(pristine)}.patch`)],
+      {
+        cwd: pristine,
+      },
+    );
     expect(gitView(readTree(pristine))).toEqual(gitView(readTree(workspaceOf(session.id))));
   });
 

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { readTree } from './tree.js';
 
-const du = (dir: string) => Number(execFileSync('du', ['-s', '-B1', dir], { encoding: 'utf8' }).split('\t')[0]);
+const du = (dir: string) =>
+  Number(execFileSync('du', ['-s', '-B1', dir], { encoding: 'utf8' }).split('\t')[0]);
 
 describe('checkpoints', () => {
   let t: TestApp;
@@ -38,14 +39,18 @@ describe('checkpoints', () => {
       ].join(' && '),
     );
     const before = readTree(workspace(), { dirs: true });
-    const created = await asSession(t.http.post(`/v1/sessions/${session.id}/checkpoints`)).send({ name: 'first' });
+    const created = await asSession(t.http.post(`/v1/sessions/${session.id}/checkpoints`)).send({
+      name: 'first',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body).toMatchObject({ name: 'first', files: 6 });
     const id = created.body.id as string;
 
     // Tools…
     expect((await t.call(session, 'read_file', { path: 'README.md' })).status).toBe(200);
-    expect((await t.call(session, 'write_file', { path: 'README.md', content: 'changed\n' })).status).toBe(200);
+    expect((await t.call(session, 'write_file', { path: 'README.md', content: 'changed\n' })).status).toBe(
+      200,
+    );
     expect((await t.call(session, 'delete_file', { path: 'src/app.py' })).status).toBe(200);
     // …and commands: content, modes, types swapped, new entries.
     await run(
@@ -88,19 +93,29 @@ describe('checkpoints', () => {
     const extra = du(storeDir) - diskBefore;
     expect(extra).toBeLessThan(0.05 * 2_000_000);
     const list = await t.call(session, 'checkpoint_list', {});
-    expect(list.body.data.checkpoints.map((c: { name: string }) => c.name)).toEqual(['first', 'bulk', 'unchanged']);
+    expect(list.body.data.checkpoints.map((c: { name: string }) => c.name)).toEqual([
+      'first',
+      'bulk',
+      'unchanged',
+    ]);
   });
 
   it('deletes a checkpoint and answers 404 in the envelope for unknown ones', async () => {
     const list = await asSession(t.http.get(`/v1/sessions/${session.id}/checkpoints`));
     expect(list.status).toBe(200);
     const last = list.body.checkpoints.at(-1).id;
-    expect((await asSession(t.http.delete(`/v1/sessions/${session.id}/checkpoints/${last}`))).status).toBe(204);
+    expect((await asSession(t.http.delete(`/v1/sessions/${session.id}/checkpoints/${last}`))).status).toBe(
+      204,
+    );
     for (const bad of [last, 'cp_0000000000000000', 'not-a-checkpoint', '..']) {
-      const restore = await asSession(t.http.post(`/v1/sessions/${session.id}/checkpoints/${encodeURIComponent(bad)}/restore`));
+      const restore = await asSession(
+        t.http.post(`/v1/sessions/${session.id}/checkpoints/${encodeURIComponent(bad)}/restore`),
+      );
       expect(restore.status, bad).toBe(404);
       expect(restore.body).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
-      const del = await asSession(t.http.delete(`/v1/sessions/${session.id}/checkpoints/${encodeURIComponent(bad)}`));
+      const del = await asSession(
+        t.http.delete(`/v1/sessions/${session.id}/checkpoints/${encodeURIComponent(bad)}`),
+      );
       expect(del.status).toBe(404);
       expect(del.body.error.code).toBe('NOT_FOUND');
     }
@@ -124,7 +139,9 @@ describe('checkpoints', () => {
       .delete(`/v1/sessions/${reader.id}/checkpoints/${made.body.data.id}`)
       .set('authorization', `Bearer ${reader.token}`);
     expect(del.status).toBe(403);
-    const audit = await t.admin(t.http.get('/v1/audit').query({ sessionId: reader.id, tool: 'checkpoint_restore' }));
+    const audit = await t.admin(
+      t.http.get('/v1/audit').query({ sessionId: reader.id, tool: 'checkpoint_restore' }),
+    );
     expect(audit.body.entries.map((e: { errorCode: string }) => e.errorCode)).toContain('PERMISSION_DENIED');
   });
 

@@ -25,7 +25,8 @@ describe('forks', () => {
   it('copies the workspace, and a write on either side is not seen by the other', async () => {
     const parent = await t.createSession({ files: { 'src/a.txt': 'a\n', 'b.txt': 'b\n' } });
     const cmd = await t.call(parent, 'run_command', {
-      command: 'ln -s src/a.txt link && chmod 700 b.txt && mkdir -p empty/dir && head -c 3000 /dev/urandom > r.bin',
+      command:
+        'ln -s src/a.txt link && chmod 700 b.txt && mkdir -p empty/dir && head -c 3000 /dev/urandom > r.bin',
     });
     expect(cmd.body.data.exitCode).toBe(0);
     await t.call(parent, 'todo_write', { todos: [{ content: 'explore', status: 'in_progress' }] });
@@ -37,13 +38,24 @@ describe('forks', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const child = res.body;
-    expect(child).toMatchObject({ forkedFrom: parent.id, profile: 'execute', metadata: { branch: 1 }, files: 3 });
+    expect(child).toMatchObject({
+      forkedFrom: parent.id,
+      profile: 'execute',
+      metadata: { branch: 1 },
+      files: 3,
+    });
     expect(child.token).toMatch(/^tgs_/);
     expect(child.id).not.toBe(parent.id);
-    expect(readTree(workspaceOf(child.id), { dirs: true })).toEqual(readTree(workspaceOf(parent.id), { dirs: true }));
+    expect(readTree(workspaceOf(child.id), { dirs: true })).toEqual(
+      readTree(workspaceOf(parent.id), { dirs: true }),
+    );
 
-    expect((await t.call(child, 'write_file', { path: 'only-in-child.txt', content: 'c\n' })).status).toBe(200);
-    expect((await t.call(parent, 'run_command', { command: 'echo p > only-in-parent.txt' })).status).toBe(200);
+    expect((await t.call(child, 'write_file', { path: 'only-in-child.txt', content: 'c\n' })).status).toBe(
+      200,
+    );
+    expect((await t.call(parent, 'run_command', { command: 'echo p > only-in-parent.txt' })).status).toBe(
+      200,
+    );
     expect((await t.call(parent, 'read_file', { path: 'only-in-child.txt' })).status).toBe(404);
     expect((await t.call(child, 'read_file', { path: 'only-in-parent.txt' })).status).toBe(404);
 

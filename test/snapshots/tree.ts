@@ -25,7 +25,11 @@ export function readTree(root: string, options: { dirs?: boolean } = {}): Record
         if (options.dirs) out[rel] = { type: 'dir', mode };
         visit(full, rel);
       } else
-        out[rel] = { type: 'file', mode, sha256: createHash('sha256').update(readFileSync(full)).digest('hex') };
+        out[rel] = {
+          type: 'file',
+          mode,
+          sha256: createHash('sha256').update(readFileSync(full)).digest('hex'),
+        };
     }
   };
   visit(root, '');
@@ -35,5 +39,8 @@ export function readTree(root: string, options: { dirs?: boolean } = {}): Record
 /** What git can carry of a tree: contents, the executable bit, symlinks (no other mode bits, no empty dirs). */
 export const gitView = (tree: Record<string, TreeEntry>) =>
   Object.fromEntries(
-    Object.entries(tree).map(([p, e]) => [p, e.type === 'file' ? { ...e, mode: e.mode & 0o100 ? 0o755 : 0o644 } : e]),
+    Object.entries(tree).map(([p, e]) => [
+      p,
+      e.type === 'file' ? { ...e, mode: e.mode & 0o100 ? 0o755 : 0o644 } : e,
+    ]),
   );

@@ -135,7 +135,8 @@ export const snapshotHandlers: Handlers<SnapshotOps> = {
       const target = await resolve(dir.path);
       await guard(target.relative, async () => {
         const existing = await fs.lstat(target.absolute).catch(() => null);
-        if (existing && !existing.isDirectory()) await fs.rm(target.absolute, { recursive: true, force: true });
+        if (existing && !existing.isDirectory())
+          await fs.rm(target.absolute, { recursive: true, force: true });
         // Owner-writable while we fill it; the snapshot's mode is set at the end (chmodDirs).
         if (existing?.isDirectory() && (existing.mode & 0o700) !== 0o700)
           await fs.chmod(target.absolute, (existing.mode & 0o7777) | 0o700);

@@ -12,7 +12,9 @@ export default defineTool({
     'earlier snapshots, so a checkpoint costs little.',
   capabilities: { readsFiles: true, idempotent: false },
   input: Type.Object(
-    { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A label for the list' })) },
+    {
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A label for the list' })),
+    },
     { additionalProperties: false },
   ),
   output: CheckpointSchema,
@@ -20,5 +22,6 @@ export default defineTool({
   async execute(input, ctx) {
     return ctx.services.snapshots.createCheckpoint(ctx.session.id, ctx.workspace, input.name);
   },
-  render: (data) => `Checkpoint ${data.id}${data.name ? ` (${data.name})` : ''}: ${data.files} files, ${data.bytes} bytes`,
+  render: (data) =>
+    `Checkpoint ${data.id}${data.name ? ` (${data.name})` : ''}: ${data.files} files, ${data.bytes} bytes`,
 });
