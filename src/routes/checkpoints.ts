@@ -61,6 +61,8 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
         operationId: 'listCheckpoints',
         tags: ['workspace'],
         summary: "The session's checkpoints, oldest first",
+        description:
+          'Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool.',
         params: Params,
         response: { 200: Type.Object({ checkpoints: Type.Array(CheckpointSchema) }), ...toolErrors },
       },

@@ -1035,7 +1035,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's checkpoints, oldest first */
+        /**
+         * The session's checkpoints, oldest first
+         * @description Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool.
+         */
         get: operations["listCheckpoints"];
         put?: never;
         /**
