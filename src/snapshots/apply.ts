@@ -92,7 +92,11 @@ export async function applySnapshot(
       mtimeMs: entry.mtimeMs,
     }));
     const { keys, ctimesMs } = (
-      await workspace.call('snapshotApply', { files: args }, Buffer.concat(contents))
+      await workspace.call(
+        'snapshotApply',
+        { files: args, atomic: !options.trustAll },
+        Buffer.concat(contents),
+      )
     ).result;
     batch.forEach((entry, i) => {
       const key = trustedKey(keys[i], ctimesMs[i], scannedAtMs, options.trustAll ?? false);

@@ -12,7 +12,7 @@ import {
 } from '../store/checkpoints.js';
 import type { KeyedLock } from '../tools/shared/keyed-lock.js';
 import { applySnapshot, type Applied } from './apply.js';
-import { BlobStore } from './blob-store.js';
+import { BlobStore, eachInParallel } from './blob-store.js';
 import { compareSnapshots, type FileChange } from './changes.js';
 import { blobsOf, contentBytes, EMPTY_MANIFEST, type Manifest, type ManifestEntry } from './manifest.js';
 import { takeSnapshot, type SnapshotLimits } from './take.js';
@@ -198,7 +198,7 @@ export class SnapshotService {
       }
       // Shared while the parent's lock is held, so no collection removes a blob between snapshot and link.
       const shas = new Set([...blobsOf(taken.manifest), ...copied.flatMap((c) => [...blobsOf(c.manifest)])]);
-      for (const sha of shas) await childStore.adopt(parentStore, sha);
+      await eachInParallel([...shas], 32, (sha) => childStore.adopt(parentStore, sha));
       return { manifest: taken.manifest, checkpoints: copied };
     });
     await this.exclusive(childId, async () => {

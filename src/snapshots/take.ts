@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Workspace } from '../runtime/workspace.js';
 import type { ScanEntry } from '../runtime/ops/snapshot.js';
-import type { BlobStore } from './blob-store.js';
+import { eachInParallel, type BlobStore } from './blob-store.js';
 import { byPath, trustedKey, type Manifest, type ManifestEntry } from './manifest.js';
 
 /** Bytes of file content per read round trip: bounds the memory of one batch. */
@@ -87,13 +87,18 @@ export async function takeSnapshot(
     const { result, payload } = await workspace.call('snapshotRead', {
       paths: batch.map((item) => item.scan.path),
     });
+    const offsets: number[] = [];
     let offset = 0;
-    for (const [i, { index, scan }] of batch.entries()) {
+    for (const size of result.sizes) {
+      offsets.push(offset);
+      offset += size ?? 0;
+    }
+    await eachInParallel([...batch.keys()], 16, async (i) => {
+      const { index, scan } = batch[i];
       const size = result.sizes[i];
       // Gone or no longer a regular file since the scan: not part of this snapshot.
-      if (size === null) continue;
-      const bytes = payload.subarray(offset, offset + size);
-      offset += size;
+      if (size === null) return;
+      const bytes = payload.subarray(offsets[i], offsets[i] + size);
       const sha = sha256(bytes);
       if (await store.put(sha, bytes)) addedBytes += size;
       const key = trustedKey(result.keys[i], result.ctimesMs[i], scannedAtMs, options.trustAll ?? false);
@@ -106,7 +111,7 @@ export async function takeSnapshot(
         sha256: sha,
         ...(key ? { key } : {}),
       };
-    }
+    });
   }
   return {
     manifest: { takenAt: scannedAtMs, entries: entries.filter((e): e is ManifestEntry => e !== null) },

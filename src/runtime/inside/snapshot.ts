@@ -2,7 +2,21 @@
 // writing a snapshot's entries back. Nothing here follows a symlink: links are recorded and recreated
 // as links, and every path is resolved in the runtime's own view, where nothing outside the workspace exists.
 import { randomBytes } from 'node:crypto';
-import { constants, lstatSync, promises as fs, readdirSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  openSync,
+  promises as fs,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
 import path from 'node:path';
 import { fromFsError, isToolgateError, toolgateError } from '../../core/errors.js';
 import { makeDirs } from '../../lib/make-dirs.js';
@@ -79,6 +93,55 @@ const guard = async <T>(relative: string, work: () => Promise<T>): Promise<T> =>
   }
 };
 
+/**
+ * Writes one file of a snapshot: atomically (temp file + rename) when others may be looking, else in
+ * place (a fork's fresh workspace). Never through a symlink (O_NOFOLLOW, O_EXCL for the temp file); a
+ * directory in the way is removed. Returns the key of what is there after, '' if the name was swapped.
+ */
+function writeFileSync(
+  absolute: string,
+  bytes: Uint8Array,
+  file: { mode: number; mtimeMs: number },
+  atomic: boolean,
+): { key: string; ctimeMs: number } {
+  const existing = lstatSync(absolute, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) rmSync(absolute, { recursive: true, force: true });
+  const where = atomic
+    ? path.join(
+        path.dirname(absolute),
+        `.${path.basename(absolute)}.tg-${randomBytes(6).toString('hex')}.tmp`,
+      )
+    : absolute;
+  const flags = atomic
+    ? constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
+    : constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
+  const fd = openSync(where, flags, 0o600);
+  let ino: bigint;
+  try {
+    for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done);
+    fchmodSync(fd, file.mode & 0o7777);
+    const when = new Date(file.mtimeMs);
+    futimesSync(fd, when, when);
+    ino = fstatSync(fd, { bigint: true }).ino;
+  } catch (err) {
+    closeSync(fd);
+    if (atomic) rmSync(where, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  if (atomic) {
+    try {
+      renameSync(where, absolute);
+    } catch (err) {
+      rmSync(where, { force: true });
+      throw err;
+    }
+  }
+  // rename moves the ctime: the key is taken after it, and only if the name still holds our file.
+  const after = lstatSync(absolute, { bigint: true, throwIfNoEntry: false });
+  return { key: after && after.ino === ino ? statKey(after) : '', ctimeMs: after ? ms(after.ctimeNs) : 0 };
+}
+
 export const snapshotHandlers: Handlers<SnapshotOps> = {
   async snapshotScan({ maxEntries }, _payload, { paths, signal }) {
     const scannedAtMs = Date.now();
@@ -145,42 +208,29 @@ export const snapshotHandlers: Handlers<SnapshotOps> = {
     }
     const keys: string[] = [];
     const ctimesMs: number[] = [];
+    const madeDirs = new Set<string>();
     let offset = 0;
+    let sinceYield = 0;
     for (const file of args.files ?? []) {
       const target = await resolve(file.path);
       const bytes = payload.subarray(offset, offset + file.size);
       offset += file.size;
-      await guard(target.relative, async () => {
-        const existing = await fs.lstat(target.absolute).catch(() => null);
-        if (existing?.isDirectory()) await fs.rm(target.absolute, { recursive: true, force: true });
-        await makeDirs(path.dirname(target.absolute));
-        const temp = path.join(
-          path.dirname(target.absolute),
-          `.${path.basename(target.absolute)}.tg-${randomBytes(6).toString('hex')}.tmp`,
-        );
-        const handle = await fs.open(temp, 'wx', 0o600);
-        let ino: bigint;
-        try {
-          await handle.writeFile(bytes);
-          await handle.chmod(file.mode & 0o7777);
-          const when = new Date(file.mtimeMs);
-          await handle.utimes(when, when);
-          ino = (await handle.stat({ bigint: true })).ino;
-        } catch (err) {
-          await handle.close().catch(() => undefined);
-          await fs.rm(temp, { force: true });
-          throw err;
+      const written = await guard(target.relative, async () => {
+        const parent = path.dirname(target.absolute);
+        if (!madeDirs.has(parent)) {
+          await makeDirs(parent);
+          madeDirs.add(parent);
         }
-        await handle.close();
-        await fs.rename(temp, target.absolute).catch(async (err) => {
-          await fs.rm(temp, { force: true });
-          throw err;
-        });
-        // rename moves the ctime: the key is taken after it, and only if the name still holds our file.
-        const after = lstatSync(target.absolute, { bigint: true, throwIfNoEntry: false });
-        keys.push(after && after.ino === ino ? statKey(after) : '');
-        ctimesMs.push(after ? ms(after.ctimeNs) : 0);
+        return writeFileSync(target.absolute, bytes, file, args.atomic !== false);
       });
+      keys.push(written.key);
+      ctimesMs.push(written.ctimeMs);
+      // Synchronous writes are several times faster than the promise API for many small files; yield
+      // now and then so the session's other traffic (command output) keeps flowing.
+      if (++sinceYield >= 256) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
     for (const link of args.symlinks ?? []) {
       const target = await resolve(link.path);

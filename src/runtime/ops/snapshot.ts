@@ -58,6 +58,8 @@ export interface SnapshotOps {
       files?: ApplyFile[];
       symlinks?: { path: string; target: string }[];
       chmodDirs?: { path: string; mode: number }[];
+      /** false: write files in place (nobody else can see the workspace yet, e.g. a fork being filled). */
+      atomic?: boolean;
     };
     result: { keys: string[]; ctimesMs: number[] };
   };
