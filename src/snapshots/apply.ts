@@ -16,6 +16,9 @@ export interface Applied {
   readonly unchanged: number;
 }
 
+/** Smaller than a read batch: writing one overlaps with reading the next from the store. */
+const APPLY_BATCH_BYTES = 8 * 1024 * 1024;
+
 const isUnder = (child: string, parent: string) => child.startsWith(`${parent}/`);
 
 /** Entries to remove: not in the target, or of another type there. Only the topmost of a removed subtree. */
@@ -83,8 +86,13 @@ export async function applySnapshot(
   }
 
   await workspace.call('snapshotApply', { remove, dirs });
-  for (const batch of batches(files, (entry) => entry.size)) {
-    const contents = await Promise.all(batch.map((entry) => store.read(entry.sha256!)));
+  // The next batch is read from the store while the runtime writes the current one.
+  const fileBatches = batches(files, (entry) => entry.size, APPLY_BATCH_BYTES);
+  const readBatch = (batch: ManifestEntry[]) => Promise.all(batch.map((entry) => store.read(entry.sha256!)));
+  let next = fileBatches.length > 0 ? readBatch(fileBatches[0]) : undefined;
+  for (const [index, batch] of fileBatches.entries()) {
+    const contents = await next!;
+    next = index + 1 < fileBatches.length ? readBatch(fileBatches[index + 1]) : undefined;
     const args: ApplyFile[] = batch.map((entry, i) => ({
       path: entry.path,
       mode: entry.mode,

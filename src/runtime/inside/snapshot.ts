@@ -211,17 +211,29 @@ export const snapshotHandlers: Handlers<SnapshotOps> = {
     const madeDirs = new Set<string>();
     let offset = 0;
     let sinceYield = 0;
+    // Each directory is resolved once (symlinks and all, as any path is); the file itself is opened
+    // with O_NOFOLLOW, so a symlink under its name is refused, never followed.
+    const parents = new Map<string, string>();
     for (const file of args.files ?? []) {
-      const target = await resolve(file.path);
+      const slash = file.path.lastIndexOf('/');
+      const parentPath = slash < 0 ? '.' : file.path.slice(0, slash);
+      const name = file.path.slice(slash + 1);
+      if (!name || name === '.' || name === '..') throw toolgateError('INVALID_PATH', 'Bad snapshot entry');
+      let parent = parents.get(parentPath);
+      if (parent === undefined) {
+        parent = (await paths.resolve(parentPath)).absolute;
+        parents.set(parentPath, parent);
+      }
+      const absolute = path.join(parent, name);
+      const relative = paths.toRelative(absolute);
       const bytes = payload.subarray(offset, offset + file.size);
       offset += file.size;
-      const written = await guard(target.relative, async () => {
-        const parent = path.dirname(target.absolute);
+      const written = await guard(relative, async () => {
         if (!madeDirs.has(parent)) {
           await makeDirs(parent);
           madeDirs.add(parent);
         }
-        return writeFileSync(target.absolute, bytes, file, args.atomic !== false);
+        return writeFileSync(absolute, bytes, file, args.atomic !== false);
       });
       keys.push(written.key);
       ctimesMs.push(written.ctimeMs);
