@@ -40,7 +40,8 @@ export async function applySnapshot(
   /** What we knew of the workspace (its last snapshot): files whose key still matches are not rewritten. */
   head: Manifest | undefined,
   limits: SnapshotLimits,
-  options: { trustAll?: boolean } = {},
+  /** quiescent: nobody else can write the workspace (a fork being filled): see trustedKey. */
+  options: { quiescent?: boolean } = {},
 ): Promise<Applied> {
   const { entries: current, scannedAtMs } = (
     await workspace.call('snapshotScan', { maxEntries: limits.maxEntries })
@@ -86,6 +87,7 @@ export async function applySnapshot(
   }
 
   await workspace.call('snapshotApply', { remove, dirs });
+  const written: { entry: ManifestEntry; key: string; ctimeMs: number }[] = [];
   // The next batch is read from the store while the runtime writes the current one.
   const fileBatches = batches(files, (entry) => entry.size, APPLY_BATCH_BYTES);
   const readBatch = (batch: ManifestEntry[]) => Promise.all(batch.map((entry) => store.read(entry.sha256!)));
@@ -102,15 +104,19 @@ export async function applySnapshot(
     const { keys, ctimesMs } = (
       await workspace.call(
         'snapshotApply',
-        { files: args, atomic: !options.trustAll },
+        { files: args, atomic: !options.quiescent },
         Buffer.concat(contents),
       )
     ).result;
     batch.forEach((entry, i) => {
-      const key = trustedKey(keys[i], ctimesMs[i], scannedAtMs, options.trustAll ?? false);
       const { key: _old, ...rest } = entry;
-      result.push(key ? { ...rest, key } : rest);
+      written.push({ entry: rest, key: keys[i], ctimeMs: ctimesMs[i] });
     });
+  }
+  const sinceMs = options.quiescent ? Date.now() : scannedAtMs;
+  for (const { entry, key, ctimeMs } of written) {
+    const trusted = trustedKey(key, ctimeMs, sinceMs);
+    result.push(trusted ? { ...entry, key: trusted } : entry);
   }
   // Deepest first, so a read-only parent is made read-only after its children got their modes.
   chmodDirs.sort((a, b) => b.path.length - a.path.length);

@@ -30,23 +30,20 @@ export const EMPTY_MANIFEST: Manifest = { takenAt: 0, entries: [] };
 
 /**
  * Filesystem timestamps advance in clock ticks (a few ms on Linux), so a write in the same tick as our
- * read could leave size, mtime and ctime all unchanged ("racy git"). A key is only kept when the file's
- * ctime is older than the scan by more than a tick; a fresher file is read again next time.
+ * look at a file could leave size, mtime and ctime all unchanged ("racy git"). A key is only kept when
+ * the file's ctime is older, by more than a tick, than `sinceMs`: the earliest moment another writer
+ * could have changed the file unseen. That is the scan's start while commands may run; for a workspace
+ * nobody else can write yet (a session being created or forked), the end of our own work. A fresher
+ * file is simply read again next time.
  */
 export const RACY_MARGIN_MS = 100;
 
 export const trustedKey = (
   key: string | null | undefined,
   ctimeMs: number | null | undefined,
-  scannedAtMs: number,
-  trustAll: boolean,
-): string | undefined => {
-  if (!key) return undefined;
-  if (trustAll) return key;
-  return ctimeMs !== null && ctimeMs !== undefined && ctimeMs < scannedAtMs - RACY_MARGIN_MS
-    ? key
-    : undefined;
-};
+  sinceMs: number,
+): string | undefined =>
+  key && ctimeMs !== null && ctimeMs !== undefined && ctimeMs < sinceMs - RACY_MARGIN_MS ? key : undefined;
 
 /** Git's file modes: only the executable bit and symlinks are recorded. */
 export const gitMode = (entry: Pick<ManifestEntry, 'type' | 'mode'>): string =>

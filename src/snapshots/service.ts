@@ -57,7 +57,7 @@ export class SnapshotService {
     await this.exclusive(sessionId, async () => {
       const store = this.store(sessionId);
       const manifest = workspace
-        ? (await takeSnapshot(workspace, store, undefined, this.limits, { trustAll: true })).manifest
+        ? (await takeSnapshot(workspace, store, undefined, this.limits, { quiescent: true })).manifest
         : { ...EMPTY_MANIFEST, takenAt: Date.now() };
       await store.writeManifest(START, manifest);
       await store.writeManifest(HEAD, manifest);
@@ -203,7 +203,7 @@ export class SnapshotService {
     });
     await this.exclusive(childId, async () => {
       const applied = await applySnapshot(child, childStore, manifest, undefined, this.limits, {
-        trustAll: true,
+        quiescent: true,
       });
       await childStore.writeManifest(START, applied.manifest);
       await childStore.writeManifest(HEAD, applied.manifest);

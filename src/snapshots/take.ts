@@ -17,8 +17,8 @@ export interface SnapshotLimits {
 }
 
 export interface TakeOptions {
-  /** Nothing else can write the workspace now (a session being created or forked): trust every key. */
-  readonly trustAll?: boolean;
+  /** Nothing else can write the workspace now (a session being created): see trustedKey. */
+  readonly quiescent?: boolean;
 }
 
 export interface Taken {
@@ -83,6 +83,7 @@ export async function takeSnapshot(
     }
   }
   let addedBytes = 0;
+  const fresh: { index: number; key: string | null; ctimeMs: number | null }[] = [];
   for (const batch of batches(toRead, (item) => item.scan.size)) {
     const { result, payload } = await workspace.call('snapshotRead', {
       paths: batch.map((item) => item.scan.path),
@@ -101,7 +102,7 @@ export async function takeSnapshot(
       const bytes = payload.subarray(offsets[i], offsets[i] + size);
       const sha = sha256(bytes);
       if (await store.put(sha, bytes)) addedBytes += size;
-      const key = trustedKey(result.keys[i], result.ctimesMs[i], scannedAtMs, options.trustAll ?? false);
+      fresh.push({ index, key: result.keys[i], ctimeMs: result.ctimesMs[i] });
       entries[index] = {
         path: scan.path,
         type: 'file',
@@ -109,9 +110,14 @@ export async function takeSnapshot(
         size,
         mtimeMs: scan.mtimeMs,
         sha256: sha,
-        ...(key ? { key } : {}),
       };
     });
+  }
+  const sinceMs = options.quiescent ? Date.now() : scannedAtMs;
+  for (const { index, key, ctimeMs } of fresh) {
+    const trusted = trustedKey(key, ctimeMs, sinceMs);
+    const entry = entries[index];
+    if (trusted && entry) entries[index] = { ...entry, key: trusted };
   }
   return {
     manifest: { takenAt: scannedAtMs, entries: entries.filter((e): e is ManifestEntry => e !== null) },

@@ -132,6 +132,24 @@ describe('the session’s changes', () => {
     expect(res.body.data.truncated).toBe(false);
   });
 
+  it('sees a same-size rewrite that puts the old mtime back (stat keys include the ctime)', async () => {
+    const s = await t.createSession({ files: { 'same.txt': 'aaaa\n' } });
+    const checkpoint = await t.call(s, 'checkpoint_create', {});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Past the racy window, the next snapshot trusts the stat key taken now…
+    expect(
+      (await t.call(s, 'workspace_changes', { since: checkpoint.body.data.id })).body.data.files,
+    ).toEqual([]);
+    const cmd = await t.call(s, 'run_command', {
+      command: "cp -p same.txt ref && printf 'bbbb\\n' > same.txt && touch -r ref same.txt && rm ref",
+    });
+    expect(cmd.body.data.exitCode).toBe(0);
+    // …and a rewrite with the same size and mtime still changes it.
+    const changes = await t.call(s, 'workspace_changes', { since: checkpoint.body.data.id, format: 'diff' });
+    expect(changes.body.data.files).toMatchObject([{ path: 'same.txt', status: 'modified' }]);
+    expect(changes.body.data.diff).toContain('-aaaa\n+bbbb');
+  });
+
   it('answers 404 in the envelope for an unknown checkpoint', async () => {
     for (const since of ['cp_0000000000000000', 'nope', '../../etc']) {
       const res = await t.http

@@ -145,6 +145,18 @@ describe('checkpoints', () => {
     expect(audit.body.entries.map((e: { errorCode: string }) => e.errorCode)).toContain('PERMISSION_DENIED');
   });
 
+  it('parks a restore for approval when the policy says so (202), like any tool call', async () => {
+    const careful = await t.createSession({ approval: ['checkpoint_restore'], files: { 'a.txt': 'a\n' } });
+    const made = await t.call(careful, 'checkpoint_create', {});
+    const restore = await t.http
+      .post(`/v1/sessions/${careful.id}/checkpoints/${made.body.data.id}/restore`)
+      .set('authorization', `Bearer ${careful.token}`);
+    expect(restore.status).toBe(202);
+    expect(restore.body).toMatchObject({ pending: true, status: 'pending_approval' });
+    const approved = await t.admin(t.http.post(`/v1/approvals/${restore.body.callId}/approve`)).send({});
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+  });
+
   it('keeps the store out of reach of commands', async (ctx) => {
     if (!t.app.services.runtimes.backend.isolated) ctx.skip();
     const storeDir = path.join(t.dataDir, 'snapshots', session.id);

@@ -1,7 +1,7 @@
 // POST /v1/sessions/{id}/fork: the new session's workspace is a copy of the parent's (symlinks as
 // symlinks, modes kept), isolated from it both ways, with todos, read-tracking and checkpoints as asked;
 // admin, or the session itself only when its profile allows it.
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, tempDir, type TestApp } from '../helpers/app.js';
@@ -71,6 +71,7 @@ describe('forks', () => {
     expect((await t.call(child, 'read_file', { path: 'only-in-child.txt' })).status).toBe(404);
     // Deleting the parent leaves the fork whole.
     expect((await t.admin(t.http.delete(`/v1/sessions/${parent.id}`))).status).toBe(204);
+    expect(existsSync(path.join(t.dataDir, 'snapshots', parent.id))).toBe(false);
     expect((await t.call(child, 'read_file', { path: 'b.txt' })).body.data.content).toBe('b');
     const again = await t.call(child, 'checkpoint_restore', { checkpoint: checkpoint.body.data.id });
     expect(again.status).toBe(200);
