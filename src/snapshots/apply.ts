@@ -2,6 +2,7 @@
 // finds what differs; only files whose content or mode differ are written back, from the blob store, as
 // new files (never links to a blob: a command could change a linked file in place and so the blob);
 // entries the snapshot does not have are removed, modes restored, symlinks recreated as symlinks.
+import { posix } from 'node:path';
 import type { Workspace } from '../runtime/workspace.js';
 import type { ApplyFile, ScanEntry } from '../runtime/ops/snapshot.js';
 import type { BlobStore } from './blob-store.js';
@@ -51,8 +52,10 @@ export async function applySnapshot(
   const headByPath = new Map((head?.entries ?? []).map((entry) => [entry.path, entry]));
   const remove = removals(current, wanted);
   const removedSet = new Set(remove);
-  const survives = (path: string) =>
-    !removedSet.has(path) && !remove.some((removed) => isUnder(path, removed));
+  const survives = (path: string) => {
+    for (let at = path; at !== '.'; at = posix.dirname(at)) if (removedSet.has(at)) return false;
+    return true;
+  };
 
   const dirs: { path: string; mode: number }[] = [];
   const chmodDirs: { path: string; mode: number }[] = [];
@@ -90,7 +93,12 @@ export async function applySnapshot(
   const written: { entry: ManifestEntry; key: string; ctimeMs: number }[] = [];
   // The next batch is read from the store while the runtime writes the current one.
   const fileBatches = batches(files, (entry) => entry.size, APPLY_BATCH_BYTES);
-  const readBatch = (batch: ManifestEntry[]) => Promise.all(batch.map((entry) => store.read(entry.sha256!)));
+  const readBatch = (batch: ManifestEntry[]) => {
+    const reading = Promise.all(batch.map((entry) => store.read(entry.sha256!)));
+    // Awaited below; if a write fails first, a failed read-ahead must not become an unhandled rejection.
+    reading.catch(() => undefined);
+    return reading;
+  };
   let next = fileBatches.length > 0 ? readBatch(fileBatches[0]) : undefined;
   for (const [index, batch] of fileBatches.entries()) {
     const contents = await next!;
