@@ -30,3 +30,8 @@ export async function callToolForRoute(
   await sendCallOutcome(reply, request, outcome);
   return undefined;
 }
+
+/** preValidation for optional bodies: no body at all validates as `{}` (Fastify would say "must be object"). */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { toolgateError } from '../core/errors.js';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, errorRef, PendingCallSchema } from '../http/schemas.js';
-import { callToolForRoute } from '../http/tool-backed.js';
+import { callToolForRoute, emptyBodyAsObject } from '../http/tool-backed.js';
 import { CheckpointSchema } from '../store/checkpoints.js';
 import checkpointRestore from '../tools/workspace/checkpoint_restore.js';
 
@@ -24,6 +24,8 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
   app.post(
     '/v1/sessions/:id/checkpoints',
     {
+      // A POST without a body is a checkpoint without a name.
+      preValidation: emptyBodyAsObject,
       schema: {
         operationId: 'createCheckpoint',
         tags: ['workspace'],

@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { isToolgateError, toolgateError } from '../core/errors.js';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
+import { emptyBodyAsObject } from '../http/tool-backed.js';
 import { Workspace } from '../runtime/workspace.js';
 import { TodoStore } from '../store/todos.js';
 import { CreatedSession, sessionView } from './sessions.js';
@@ -47,6 +48,8 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
   app.post(
     '/v1/sessions/:id/fork',
     {
+      // A POST without a body is a fork with the defaults.
+      preValidation: emptyBodyAsObject,
       schema: {
         operationId: 'forkSession',
         tags: ['sessions'],

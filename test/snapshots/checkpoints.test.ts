@@ -128,6 +128,12 @@ describe('checkpoints', () => {
 
   it('refuses restore and delete to a read-only session (restore is a write) and audits the refusal', async () => {
     const reader = await t.createSession({ profile: 'read-only', files: { 'a.txt': 'a\n' } });
+    // A checkpoint needs only read (it changes nothing); a POST without a body makes one without a name.
+    const unnamed = await t.http
+      .post(`/v1/sessions/${reader.id}/checkpoints`)
+      .set('authorization', `Bearer ${reader.token}`);
+    expect(unnamed.status, JSON.stringify(unnamed.body)).toBe(201);
+    expect(unnamed.body.name).toBeNull();
     const made = await t.call(reader, 'checkpoint_create', {});
     expect(made.status).toBe(200);
     const restore = await t.http

@@ -81,8 +81,9 @@ describe('forks', () => {
     const parent = await t.createSession({ files: { 'x.txt': 'x\n' } });
     await t.call(parent, 'todo_write', { todos: [{ content: 'mine', status: 'pending' }] });
     await t.call(parent, 'checkpoint_create', {});
-    const res = await t.admin(t.http.post(`/v1/sessions/${parent.id}/fork`)).send({});
-    expect(res.status).toBe(201);
+    // No body at all: the defaults.
+    const res = await t.admin(t.http.post(`/v1/sessions/${parent.id}/fork`));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect((await t.call(res.body, 'todo_read', {})).body.data.todos).toEqual([]);
     expect((await t.call(res.body, 'checkpoint_list', {})).body.data.checkpoints).toEqual([]);
   });
@@ -91,8 +92,7 @@ describe('forks', () => {
     const plain = await t.createSession();
     const refused = await t.http
       .post(`/v1/sessions/${plain.id}/fork`)
-      .set('authorization', `Bearer ${plain.token}`)
-      .send({});
+      .set('authorization', `Bearer ${plain.token}`);
     expect(refused.status, JSON.stringify(refused.body)).toBe(403);
     expect(refused.body.error.code).toBe('PERMISSION_DENIED');
 
