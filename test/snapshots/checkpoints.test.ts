@@ -61,6 +61,8 @@ describe('checkpoints', () => {
         'rm link && printf "now a file" > link',
         'mkdir dangling.d && mv dangling.d x && rm dangling && mkdir dangling',
         'mkdir -p fresh/dir && printf new > fresh/dir/n.txt',
+        // Made read-only, as a Go module cache is: the restore removes it all the same.
+        'mkdir -p ro/cache/pkg && printf x > ro/cache/pkg/m.go && chmod -R a-w ro',
       ].join(' && '),
     );
     expect(readTree(workspace(), { dirs: true })).not.toEqual(before);

@@ -94,6 +94,32 @@ const guard = async <T>(relative: string, work: () => Promise<T>): Promise<T> =>
 };
 
 /**
+ * rm -rf that also removes what a command made read-only (a Go module cache, a `chmod -w` directory):
+ * on EACCES/EPERM, directories in the way (the parent and everything below) are made owner-writable
+ * and the removal is tried once more. Never follows a symlink (lstat, and chmod only on directories).
+ */
+async function removeTree(absolute: string): Promise<void> {
+  try {
+    await fs.rm(absolute, { recursive: true, force: true });
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') throw err;
+  }
+  const unlock = async (dir: string): Promise<void> => {
+    const stat = await fs.lstat(dir).catch(() => null);
+    if (!stat?.isDirectory()) return;
+    if ((stat.mode & 0o700) !== 0o700) await fs.chmod(dir, (stat.mode & 0o7777) | 0o700);
+    for (const name of await fs.readdir(dir)) await unlock(path.join(dir, name));
+  };
+  const parent = path.dirname(absolute);
+  const parentStat = await fs.lstat(parent);
+  if ((parentStat.mode & 0o200) === 0) await fs.chmod(parent, (parentStat.mode & 0o7777) | 0o700);
+  await unlock(absolute);
+  await fs.rm(absolute, { recursive: true, force: true });
+}
+
+/**
  * Writes one file of a snapshot: atomically (temp file + rename) when others may be looking, else in
  * place (a fork's fresh workspace). Never through a symlink (O_NOFOLLOW, O_EXCL for the temp file); a
  * directory in the way is removed. Returns the key of what is there after, '' if the name was swapped.
@@ -192,14 +218,13 @@ export const snapshotHandlers: Handlers<SnapshotOps> = {
     };
     for (const input of args.remove ?? []) {
       const target = await resolve(input);
-      await guard(target.relative, () => fs.rm(target.absolute, { recursive: true, force: true }));
+      await guard(target.relative, () => removeTree(target.absolute));
     }
     for (const dir of args.dirs ?? []) {
       const target = await resolve(dir.path);
       await guard(target.relative, async () => {
         const existing = await fs.lstat(target.absolute).catch(() => null);
-        if (existing && !existing.isDirectory())
-          await fs.rm(target.absolute, { recursive: true, force: true });
+        if (existing && !existing.isDirectory()) await removeTree(target.absolute);
         // Owner-writable while we fill it; the snapshot's mode is set at the end (chmodDirs).
         if (existing?.isDirectory() && (existing.mode & 0o700) !== 0o700)
           await fs.chmod(target.absolute, (existing.mode & 0o7777) | 0o700);
@@ -247,7 +272,7 @@ export const snapshotHandlers: Handlers<SnapshotOps> = {
     for (const link of args.symlinks ?? []) {
       const target = await resolve(link.path);
       await guard(target.relative, async () => {
-        await fs.rm(target.absolute, { recursive: true, force: true });
+        await removeTree(target.absolute);
         await makeDirs(path.dirname(target.absolute));
         await fs.symlink(link.target, target.absolute);
       });
