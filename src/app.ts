@@ -21,6 +21,9 @@ import sessionRoutes from './routes/sessions.js';
 import statsRoutes from './routes/stats.js';
 import toolCallRoutes from './routes/tool-calls.js';
 import toolRoutes from './routes/tools.js';
+import checkpointRoutes from './routes/checkpoints.js';
+import changeRoutes from './routes/changes.js';
+import forkRoutes from './routes/fork.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
 
 declare module 'fastify' {
@@ -98,5 +101,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(statsRoutes);
   await app.register(eventRoutes);
   await app.register(metricsRoutes);
+  await app.register(checkpointRoutes);
+  await app.register(changeRoutes);
+  await app.register(forkRoutes);
   return app;
 }

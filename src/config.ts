@@ -39,6 +39,11 @@ const ProfileSchema = Type.Object(
     approval: Type.Optional(
       Type.Array(Type.String(), { description: 'tool or category names needing approval' }),
     ),
+    fork: Type.Optional(
+      Type.Boolean({
+        description: 'sessions of this profile may fork themselves (POST /v1/sessions/{id}/fork)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -34,6 +34,8 @@ import { HistoryStore } from './store/history.js';
 import { KeyedLock } from './tools/shared/keyed-lock.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { CodeIndex } from './code/code-index.js';
+import { CheckpointStore } from './store/checkpoints.js';
+import { SnapshotService } from './snapshots/service.js';
 
 export interface Services extends ToolServices {
   readonly adminKey: AdminKey;
@@ -70,7 +72,7 @@ export async function createServices(
   logger: ToolLogger,
   options: ServiceOptions = {},
 ): Promise<Services> {
-  await prepareDataDir(config.dataDir, ['workspaces']);
+  await prepareDataDir(config.dataDir, ['workspaces', 'snapshots']);
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
@@ -132,6 +134,15 @@ export async function createServices(
   setMaxListeners(0, shutdown.signal);
   const fileReads = new FileReadStore(db);
   const history = new HistoryStore(db, path.join(config.dataDir, 'history'));
+  const fileLocks = new KeyedLock();
+  const snapshots = new SnapshotService(
+    path.join(config.dataDir, 'snapshots'),
+    new CheckpointStore(db),
+    fileLocks,
+    {
+      maxEntries: 200_000,
+    },
+  );
   const base: ToolServices = {
     config,
     db,
@@ -141,7 +152,8 @@ export async function createServices(
     jobs,
     fileReads,
     history,
-    fileLocks: new KeyedLock(),
+    fileLocks,
+    snapshots,
     codeIndex: new CodeIndex(),
     callContext: (session, signal) => ({ workspace: new Workspace(runtimes.for(session), signal) }),
   };
@@ -175,6 +187,7 @@ export async function createServices(
     const existed = sessions.delete(id);
     await jobs.killSession(id);
     await history.removeSession(id);
+    await snapshots.removeSession(id);
     // Emptied from inside the runtime, then the runtime is stopped: only then is the (now empty, and
     // with no process of the session left to swap anything in it) directory removed.
     await runtimes.remove(id);

@@ -97,7 +97,7 @@ const SessionDetail = Type.Intersect([
   Type.Object({ usage: UsageView, runtime: Type.Optional(RuntimeView) }),
 ]);
 
-const CreatedSession = Type.Intersect([
+export const CreatedSession = Type.Intersect([
   SessionView,
   Type.Object({ token: Type.String({ description: 'Shown once' }) }),
 ]);
@@ -154,9 +154,11 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       try {
         await workspaces.create(session.id);
         // Seed files are written by the session's runtime; a session without them starts none yet.
-        if (files && Object.keys(files).length > 0) {
-          await writeSeedFiles(new Workspace(app.services.runtimes.for(session)), files);
-        }
+        const workspace = new Workspace(app.services.runtimes.for(session));
+        const seeded = files !== undefined && Object.keys(files).length > 0;
+        if (seeded) await writeSeedFiles(workspace, files);
+        // The base of `changes?since=start` (the empty tree, without a runtime, when nothing was seeded).
+        await app.services.snapshots.baseline(session.id, seeded ? workspace : undefined);
       } catch (err) {
         // All or nothing: a session whose seed files failed is removed again.
         await app.services.deleteSession(session.id);

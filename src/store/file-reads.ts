@@ -31,6 +31,7 @@ export class FileReadStore {
   private readonly upsert;
   private readonly select;
   private readonly remove;
+  private readonly copyAll;
   /**
    * What was last written per session and path: re-reading an unchanged file (the common case) then
    * costs no SQLite commit. Only a cache — the table stays the truth — so it may be dropped at any time.
@@ -47,6 +48,10 @@ export class FileReadStore {
     );
     this.select = db.prepare(
       'SELECT sha256, mtime_ms, size, read_at FROM file_reads WHERE session_id = ? AND path = ?',
+    );
+    this.copyAll = db.prepare(
+      `INSERT OR REPLACE INTO file_reads (session_id, path, sha256, mtime_ms, size, read_at)
+       SELECT ?, path, sha256, mtime_ms, size, read_at FROM file_reads WHERE session_id = ?`,
     );
     this.remove = db.prepare(
       "DELETE FROM file_reads WHERE session_id = ? AND (path = ? OR path LIKE ? ESCAPE '\\')",
@@ -95,5 +100,10 @@ export class FileReadStore {
     }
     const escaped = path.replace(/[\\%_]/g, (ch) => `\\${ch}`);
     this.remove.run(sessionId, path, `${escaped}/%`);
+  }
+
+  /** A fork starts knowing what its parent had read (same files, same hashes). */
+  copySession(fromSessionId: string, toSessionId: string): void {
+    this.copyAll.run(toSessionId, fromSessionId);
   }
 }

@@ -31,6 +31,10 @@ import get_codebase_map from './code/get_codebase_map.js';
 import detect_project_type from './project/detect_project_type.js';
 import extract_conventions from './project/extract_conventions.js';
 import get_project_overview from './project/get_project_overview.js';
+import workspace_changes from './workspace/workspace_changes.js';
+import checkpoint_create from './workspace/checkpoint_create.js';
+import checkpoint_list from './workspace/checkpoint_list.js';
+import checkpoint_restore from './workspace/checkpoint_restore.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -64,4 +68,8 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   detect_project_type,
   extract_conventions,
   get_project_overview,
+  workspace_changes,
+  checkpoint_create,
+  checkpoint_list,
+  checkpoint_restore,
 ];

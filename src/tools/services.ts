@@ -10,6 +10,7 @@ import type { WorkspaceManager } from '../sandbox/workspaces.js';
 import type { FileReadStore } from '../store/file-reads.js';
 import type { HistoryStore } from '../store/history.js';
 import type { SessionRecord } from '../store/sessions.js';
+import type { SnapshotService } from '../snapshots/service.js';
 import type { KeyedLock } from './shared/keyed-lock.js';
 
 declare module '../core/context.js' {
@@ -27,6 +28,8 @@ declare module '../core/context.js' {
     readonly fileReads: FileReadStore;
     /** Previous versions of changed files, for undo_edit. */
     readonly history: HistoryStore;
+    /** Baselines, checkpoints, changes and fork copies of workspaces (store in the data dir). */
+    readonly snapshots: SnapshotService;
     /** Serializes changes to the same file (keyed by session and relative path). */
     readonly fileLocks: KeyedLock;
     /** The parts of a call's context that come from above core (its workspace). */

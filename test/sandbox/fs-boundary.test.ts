@@ -18,6 +18,8 @@ const ALLOWED: Record<string, string> = {
   'store/admin-key.ts': 'the admin key file in the data dir',
   'store/audit.ts': 'the audit journal in the data dir',
   'store/history.ts': 'history blobs in the data dir (workspace side goes through the runtime)',
+  'snapshots/blob-store.ts':
+    'snapshot blobs and manifests in the data dir (workspace side goes through the runtime)',
   'sandbox/workspaces.ts': 'creates and removes workspace roots (after the runtime emptied them)',
   'sandbox/runner/cgroup.ts': 'pids cgroups under /sys/fs/cgroup',
   'sandbox/runner/host.ts': "the sandbox's generated /etc files, the host layout of /bin and /lib",

@@ -17,6 +17,7 @@ import { fileHandlers } from './files.js';
 import type { OpContext, Reply } from './handler.js';
 import { WorkspacePaths } from './paths.js';
 import { UsageTracker } from './usage.js';
+import { snapshotHandlers } from './snapshot.js';
 import { sourceHandlers } from './source.js';
 import { treeHandlers } from './tree.js';
 import { walkHandlers } from './walk.js';
@@ -48,6 +49,7 @@ const handlers = new Map<string, AnyHandler>(
     ...walkHandlers,
     ...sourceHandlers,
     ...treeHandlers,
+    ...snapshotHandlers,
   }) as Array<[string, AnyHandler]>,
 );
 

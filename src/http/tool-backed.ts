@@ -1,0 +1,37 @@
+// Resource routes that are a tool underneath (checkpoints, changes): the call goes through the same
+// pipeline as POST .../tools/{name} — permissions, rate limits, approvals, audit — and the route shapes
+// the result as a resource. A refused or parked call answers exactly as the tool route would.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CallOutcome } from '../core/pipeline/types.js';
+import { sessionForRequest } from './auth.js';
+import { clientGone, requestBytes, sendCallOutcome } from './call-response.js';
+
+/** Runs the tool; on success returns its data, otherwise sends the error (or 202) and returns undefined. */
+export async function callToolForRoute(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  sessionId: string,
+  toolName: string,
+  input: unknown,
+): Promise<unknown> {
+  const session = sessionForRequest(app, request, sessionId);
+  const outcome: CallOutcome = await app.services.pipeline.execute({
+    toolName,
+    input,
+    session,
+    caller: request.principal!.kind,
+    entryPoint: 'rest',
+    bytesIn: requestBytes(request),
+    signal: clientGone(reply),
+  });
+  request.callInfo = { sessionId: session.id, tool: toolName, callId: outcome.callId };
+  if (outcome.ok) return outcome.data;
+  await sendCallOutcome(reply, request, outcome);
+  return undefined;
+}
+
+/** preValidation for optional bodies: no body at all validates as `{}` (Fastify would say "must be object"). */
+export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
