@@ -10,6 +10,7 @@ import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
 import type { Tracing } from './core/pipeline/trace.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
+import consoleRoutes from './console/routes.js';
 import approvalRoutes from './routes/approvals.js';
 import auditRoutes from './routes/audit.js';
 import eventRoutes from './routes/events.js';
@@ -98,5 +99,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(statsRoutes);
   await app.register(eventRoutes);
   await app.register(metricsRoutes);
+  await app.register(consoleRoutes);
   return app;
 }
