@@ -2,7 +2,7 @@
 // patches, the command for run_command), approved or denied with a reason. Polled every 2 s, so every
 // open console sees a decision made in another one; recently decided calls are listed below.
 import { api } from './api.js';
-import { ago, fill, h, pill, say, time } from './dom.js';
+import { ago, fill, h, pill, say, setApprovalCount, time } from './dom.js';
 
 const MAX_PREVIEW_LINES = 400;
 
@@ -95,8 +95,13 @@ export function render(container) {
         ),
       ]);
       // Cards are kept while their call is pending, so a reason being typed survives the refresh.
+      setApprovalCount(pending.length);
       const ids = new Set(pending.map((a) => a.callId));
-      for (const [callId, el] of cards) if (!ids.has(callId)) (el.remove(), cards.delete(callId));
+      for (const [callId, el] of cards) {
+        if (ids.has(callId)) continue;
+        el.remove();
+        cards.delete(callId);
+      }
       for (const approval of pending.slice().reverse()) {
         if (!cards.has(approval.callId)) {
           const el = card(approval);

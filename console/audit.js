@@ -22,7 +22,7 @@ const COLUMNS = [
 export function render(container) {
   let rows = [];
   let nextCursor = null;
-  let filters = {};
+  let filters = { limit: 100 };
   const body = h('tbody', { id: 'audit-rows' });
   const more = h(
     'button',
@@ -47,6 +47,12 @@ export function render(container) {
     ),
     field('since', 'Since', { type: 'datetime-local', step: 1 }),
     field('until', 'Until', { type: 'datetime-local', step: 1 }),
+    h('label', { for: 'audit-limit' }, 'Page size'),
+    h(
+      'select',
+      { id: 'audit-limit', name: 'limit' },
+      [25, 100, 500].map((n) => h('option', { value: n, selected: n === 100 }, n)),
+    ),
     h('button', { type: 'submit' }, 'Filter'),
   );
 
@@ -93,6 +99,7 @@ export function render(container) {
       status: data.get('status') || undefined,
       since: iso(data.get('since')),
       until: iso(data.get('until')),
+      limit: Number(data.get('limit')),
     };
     load(false);
   }
@@ -100,7 +107,7 @@ export function render(container) {
   async function load(older) {
     try {
       const page = await api('/v1/audit', {
-        query: { ...filters, limit: 100, cursor: older ? nextCursor : undefined },
+        query: { ...filters, cursor: older ? nextCursor : undefined },
       });
       rows = older ? rows.concat(page.entries) : page.entries;
       nextCursor = page.nextCursor;

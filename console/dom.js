@@ -70,9 +70,20 @@ export function pill(text, kind = text) {
   return h(`span.pill.pill-${kind}`, {}, text);
 }
 
-/** Shows a short message in the status line (announced to screen readers). */
+let sayTimer;
+
+/** Shows a short message in the status line (announced to screen readers); errors stay longer. */
 export function say(message, kind = 'info') {
   const line = document.getElementById('status-line');
   line.textContent = message;
   line.dataset.kind = kind;
+  clearTimeout(sayTimer);
+  sayTimer = setTimeout(() => (line.textContent = ''), kind === 'error' ? 10_000 : 4000);
+}
+
+/** The pending-approvals count in the header. */
+export function setApprovalCount(count) {
+  const badge = document.getElementById('approval-count');
+  badge.textContent = String(count);
+  badge.dataset.count = String(count);
 }

@@ -2,7 +2,7 @@
 // the pending-approvals badge in the header. Each page module exports render(container, params) and
 // returns a cleanup function that stops its polling and streams.
 import { adminKey, api, onUnauthorized } from './api.js';
-import { say } from './dom.js';
+import { say, setApprovalCount } from './dom.js';
 import * as sessions from './sessions.js';
 import * as activity from './activity.js';
 import * as approvals from './approvals.js';
@@ -48,9 +48,7 @@ async function refreshBadge() {
   if (!adminKey.get()) return;
   try {
     const { approvals: pending } = await api('/v1/approvals', { query: { status: 'pending' } });
-    const badge = document.getElementById('approval-count');
-    badge.textContent = String(pending.length);
-    badge.dataset.count = String(pending.length);
+    setApprovalCount(pending.length);
   } catch {
     // The page shows API errors; the badge just keeps its last count.
   }

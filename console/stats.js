@@ -165,7 +165,9 @@ export function render(container) {
           {
             values: (_u, ticks) => ticks.map((i) => labels[i] ?? ''),
             splits: () => labels.map((_l, i) => i),
-            rotate: 0,
+            // Long names slant so neighbours do not run into each other.
+            rotate: labels.length > 4 ? -30 : 0,
+            size: labels.length > 4 ? 90 : 40,
           },
           { size: 50 },
         ],

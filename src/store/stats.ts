@@ -157,7 +157,8 @@ export class StatsStore {
     }
     const rows = this.db
       .prepare(
-        `SELECT (ts - @since) / @bucketMs AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
+        // Numbers are bound as REAL, so the division is floored explicitly.
+        `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
            COUNT(*) AS count
          FROM audit ${where} GROUP BY slot, status, rate_limited`,
       )

@@ -897,9 +897,29 @@ export interface paths {
         };
         /**
          * Execution statistics from the audit log
-         * @description Totals, success and error counts, mean, p50 and p95 duration, by tool and by category, over the audit rows that match the filters.
+         * @description Totals, success and error counts, mean, p50 and p95 duration and the last call, by tool, by category and by session, and failed or refused calls by error code, over the audit rows that match the filters.
          */
         get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls over time, by outcome, in fixed buckets
+         * @description Counts of successful, failed, refused (and of those, rate-limited) and parked calls per bucket of bucketSeconds, from since (default: an hour ago) until until (default: now). Every bucket is listed, empty ones too; at most 1440.
+         */
+        get: operations["getStatsTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -917,7 +937,7 @@ export interface paths {
         };
         /**
          * Activity stream of a session (Server-Sent Events)
-         * @description Events: tool_call_start, tool_output_chunk, tool_call_end, error; each with an id. Reconnect with Last-Event-ID to receive the events missed since (from a bounded buffer).
+         * @description Events: tool_call_start (with the caller and the redacted input summary), tool_output_chunk, tool_call_end, error; each with an id. Reconnect with Last-Event-ID to receive the events missed since (from a bounded buffer).
          */
         get: operations["sessionEvents"];
         put?: never;
@@ -1091,7 +1111,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sessions: {
+                        sessions: ({
                             id: string;
                             profile: string;
                             permissions: string[];
@@ -1115,7 +1135,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             expiresAt: string;
-                        }[];
+                        } & {
+                            /** @description The session's runtime process; reading it never starts one */
+                            runtimeState: "stopped" | "starting" | "running";
+                        })[];
                         nextCursor: string | null;
                     };
                 };
@@ -1402,6 +1425,7 @@ export interface operations {
                         };
                         /** @description The session's runtime (admin only): the process that performs its workspace operations */
                         runtime?: {
+                            /** @description The session's runtime process; reading it never starts one */
                             state: "stopped" | "starting" | "running";
                             /** @description False when the runtime runs unsandboxed (TOOLGATE_SANDBOX=none) */
                             isolated: boolean;
@@ -8742,6 +8766,8 @@ export interface operations {
                             category: string;
                             /** @description Redacted, like the audit log */
                             inputSummary: string;
+                            /** @description The full input the call will run with, so the operator sees what they approve */
+                            input: unknown;
                             /** @enum {unknown} */
                             status: "pending" | "approved" | "completed" | "denied" | "expired";
                             reason: string | null;
@@ -8858,6 +8884,8 @@ export interface operations {
                         category: string;
                         /** @description Redacted, like the audit log */
                         inputSummary: string;
+                        /** @description The full input the call will run with, so the operator sees what they approve */
+                        input: unknown;
                         /** @enum {unknown} */
                         status: "pending" | "approved" | "completed" | "denied" | "expired";
                         reason: string | null;
@@ -8982,6 +9010,8 @@ export interface operations {
                         category: string;
                         /** @description Redacted, like the audit log */
                         inputSummary: string;
+                        /** @description The full input the call will run with, so the operator sees what they approve */
+                        input: unknown;
                         /** @enum {unknown} */
                         status: "pending" | "approved" | "completed" | "denied" | "expired";
                         reason: string | null;
@@ -9347,6 +9377,8 @@ export interface operations {
                             meanMs: number;
                             p50Ms: number;
                             p95Ms: number;
+                            /** @description Time of the newest call counted here */
+                            lastCallAt: string | null;
                         };
                         byTool: {
                             [key: string]: {
@@ -9358,6 +9390,8 @@ export interface operations {
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;
+                                /** @description Time of the newest call counted here */
+                                lastCallAt: string | null;
                             };
                         };
                         byCategory: {
@@ -9370,8 +9404,144 @@ export interface operations {
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;
+                                /** @description Time of the newest call counted here */
+                                lastCallAt: string | null;
                             };
                         };
+                        bySession: {
+                            [key: string]: {
+                                total: number;
+                                success: number;
+                                error: number;
+                                refused: number;
+                                pending: number;
+                                meanMs: number;
+                                p50Ms: number;
+                                p95Ms: number;
+                                /** @description Time of the newest call counted here */
+                                lastCallAt: string | null;
+                            };
+                        };
+                        /** @description Failed and refused calls by error code */
+                        byErrorCode: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getStatsTimeline: {
+        parameters: {
+            query?: {
+                sessionId?: string;
+                tool?: string;
+                /** @description ISO-8601 time or epoch ms (inclusive) */
+                since?: string;
+                /** @description ISO-8601 time or epoch ms (exclusive) */
+                until?: string;
+                bucketSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        since: string;
+                        /** Format: date-time */
+                        until: string;
+                        bucketSeconds: number;
+                        buckets: {
+                            /** Format: date-time */
+                            start: string;
+                            success: number;
+                            error: number;
+                            refused: number;
+                            pending: number;
+                            /** @description Refusals with RATE_LIMITED (also counted in refused) */
+                            rateLimited: number;
+                        }[];
                     };
                 };
             };

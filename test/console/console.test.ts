@@ -3,11 +3,12 @@
 // long-poll completes) and deny another, filter the audit log, and see the charts drawn. Every request the
 // page makes must stay on the service, and the page must run under its CSP without a violation.
 // Screenshots of each page go to test-artifacts/console/. Skips (saying why) when Chromium is missing.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
+import { ADMIN_KEY, startApp, tempDir, type TestApp } from '../helpers/app.js';
 import { ARTIFACTS, chromiumMissing, launchChromium } from './browser.js';
 
 if (chromiumMissing) console.warn(`console browser tests skipped: ${chromiumMissing}`);
@@ -189,9 +190,10 @@ describe.skipIf(chromiumMissing !== undefined)(title, () => {
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('APPROVAL_DENIED');
     await page.waitForSelector(`#decided-approvals tr[data-call="${secondId}"][data-status="denied"]`);
     expect((await t.call(agent, 'read_file', { path: 'notes.txt' })).body.data.content).toBe('alpha\ngamma');
+    await page.waitForFunction(() => document.getElementById('approval-count')?.textContent === '0');
   });
 
-  it('filters the audit log and pages it', async () => {
+  it('filters the audit log, pages it with the cursor, and exports CSV and JSON', async () => {
     await go('#/audit');
     await page.waitForSelector('#audit-rows tr[data-tool]');
     await page.type('#audit-tool', 'run_command');
@@ -208,6 +210,47 @@ describe.skipIf(chromiumMissing !== undefined)(title, () => {
       return rows.length > 0 && rows.every((row) => row.dataset.status === 'error');
     });
     await shot('audit');
+
+    // Pages of 25 through the API's cursor, until the whole log is loaded.
+    const reader = await t.createSession({ profile: 'read-only' });
+    for (let i = 0; i < 30; i++) await t.call(reader, 'todo_read', {}).expect(200);
+    const total = (await t.admin(t.http.get('/v1/audit?limit=1000'))).body.entries.length as number;
+    expect(total).toBeGreaterThan(25);
+    await page.select('#audit-status', '');
+    await page.select('#audit-limit', '25');
+    await page.click('#audit-filters button[type="submit"]');
+    const rowCount = () => page.$$eval('#audit-rows tr[data-tool]', (rows) => rows.length);
+    await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr[data-tool]').length === 25);
+    while ((await rowCount()) < total) {
+      const before = await rowCount();
+      await page.click('#audit-more');
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('#audit-rows tr[data-tool]').length > n,
+        {},
+        before,
+      );
+    }
+    expect(await rowCount()).toBe(total);
+    await page.waitForSelector('#audit-more', { hidden: true });
+
+    const downloads = tempDir('toolgate-downloads-');
+    const cdp = await page.createCDPSession();
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+    await page.click('#export-json');
+    await page.click('#export-csv');
+    const read = async (name: string) => {
+      const file = path.join(downloads, name);
+      for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+      return readFileSync(file, 'utf8');
+    };
+    const exported = JSON.parse(await read('toolgate-audit.json')) as { callId: string }[];
+    expect(exported).toHaveLength(total);
+    const csv = (await read('toolgate-audit.csv')).split('\r\n');
+    expect(csv[0]).toBe(
+      'time,sessionId,tool,category,status,errorCode,httpStatus,durationMs,bytesIn,bytesOut,caller,entryPoint,inputSummary',
+    );
+    expect(csv).toHaveLength(total + 1);
+    rmSync(downloads, { recursive: true, force: true });
   });
 
   it('draws the charts (non-empty canvases) for the picked range', async () => {
