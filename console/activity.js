@@ -97,7 +97,7 @@ export function render(container, [id]) {
           'tr',
           { dataset: { call: c.callId, tool: c.tool, status: c.status } },
           h('td', {}, time(c.time)),
-          h('td', {}, h('code', {}, c.tool)),
+          h('td', {}, h('code', {}, c.tool), c.caller === 'admin' ? h('small', {}, ' by admin') : ''),
           h('td.summary', { title: c.inputSummary ?? '' }, c.inputSummary ?? ''),
           h('td', {}, pill(c.status), c.errorCode ? h('small', {}, ` ${c.errorCode}`) : ''),
           h('td.num', {}, c.status === 'running' ? '…' : ms(c.durationMs)),
@@ -126,7 +126,7 @@ export function render(container, [id]) {
           fact('Expires', new Date(s.expiresAt).toLocaleString()),
           fact(
             'Disk',
-            `${bytes(s.usage.bytes)} in ${s.usage.files} files${s.usage.limitBytes ? ` of ${bytes(s.usage.limitBytes)}` : ''}`,
+            `${bytes(s.usage.bytes)} in ${s.usage.files} ${s.usage.files === 1 ? 'file' : 'files'}${s.usage.limitBytes ? ` of ${bytes(s.usage.limitBytes)}` : ''}`,
           ),
           fact('Command logs', bytes(s.usage.logBytes)),
           fact(
@@ -194,6 +194,7 @@ export function render(container, [id]) {
           status: e.status,
           errorCode: e.errorCode,
           durationMs: e.durationMs,
+          caller: e.caller,
         });
       }
       drawCalls();
@@ -214,6 +215,7 @@ export function render(container, [id]) {
         tool: data.tool,
         time: new Date().toISOString(),
         inputSummary: data.inputSummary,
+        caller: data.caller,
         status: 'running',
       });
     } else if (event === 'tool_output_chunk') {

@@ -22,6 +22,7 @@ const COLORS = {
 
 export function render(container) {
   let range = 3600;
+  let stopped = false;
   const charts = [];
   const totals = h('div.totals', { id: 'stats-totals' });
   const panel = (id, title) =>
@@ -76,9 +77,10 @@ export function render(container) {
         api('/v1/stats/timeline', { query: { since, bucketSeconds: 60 } }),
         api('/v1/stats', { query: { since } }),
       ]);
-      draw(timeline, stats);
+      // An answer that arrives after the operator left the page has nothing to draw into.
+      if (!stopped) draw(timeline, stats);
     } catch (err) {
-      say(err.message, 'error');
+      if (!stopped) say(err.message, 'error');
     }
   }
 
@@ -183,6 +185,7 @@ export function render(container) {
   const onResize = () => load();
   window.addEventListener('resize', onResize);
   return () => {
+    stopped = true;
     clearInterval(timer);
     window.removeEventListener('resize', onResize);
     for (const chart of charts) chart.destroy();

@@ -57,6 +57,24 @@ describe.skipIf(chromiumMissing !== undefined)(title, () => {
       }
     });
     page.on('pageerror', (error) => problems.push(String(error)));
+    // Errors the console shows its operator in the status line count too (the page catches them).
+    await page.exposeFunction('reportStatusError', (text: string) => problems.push(`status line: ${text}`));
+    await page.evaluateOnNewDocument(() => {
+      document.addEventListener('DOMContentLoaded', () => {
+        const line = document.getElementById('status-line')!;
+        new MutationObserver(() => {
+          if (
+            line.dataset.kind === 'error' &&
+            line.textContent &&
+            !line.textContent.includes('key was refused')
+          ) {
+            (window as unknown as { reportStatusError(text: string): void }).reportStatusError(
+              line.textContent,
+            );
+          }
+        }).observe(line, { childList: true, characterData: true, subtree: true, attributes: true });
+      });
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -141,6 +159,10 @@ describe.skipIf(chromiumMissing !== undefined)(title, () => {
     );
     await page.waitForFunction(() =>
       document.getElementById('files-changed')?.textContent?.includes('src/app.py'),
+    );
+    // The disk use is read again after a write.
+    await page.waitForFunction(() =>
+      document.querySelector('.facts')?.textContent?.includes('9 B in 1 file'),
     );
     await shot('session');
   });
@@ -271,6 +293,25 @@ describe.skipIf(chromiumMissing !== undefined)(title, () => {
     for (const count of painted) expect(count).toBeGreaterThan(100);
     expect(await page.$eval('#stats-totals', (el) => el.textContent)).toMatch(/Calls\d+/);
     await shot('stats');
+  });
+
+  it('fits a phone screen: no page scrolls sideways (wide tables scroll inside their box)', async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    try {
+      for (const hash of ['#/sessions', '#/approvals', '#/audit', '#/stats']) {
+        await go(hash);
+        await page.waitForSelector(`#page[data-page="${hash.slice(2)}"] h1`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const [scrollWidth, viewport] = await page.evaluate(() => [
+          document.documentElement.scrollWidth,
+          window.innerWidth,
+        ]);
+        expect(scrollWidth, hash).toBeLessThanOrEqual(viewport);
+      }
+      await shot('phone-stats');
+    } finally {
+      await page.setViewport({ width: 1280, height: 900 });
+    }
   });
 
   it('fetched nothing from outside the service and hit no CSP violation or script error', () => {
