@@ -174,10 +174,10 @@ export function render(container) {
 
   async function load() {
     try {
-      const [list, stats] = await Promise.all([
-        api('/v1/sessions', { query: { limit: 200 } }),
-        api('/v1/stats'),
-      ]);
+      const list = await api('/v1/sessions', { query: { limit: 200 } });
+      // Counted from the oldest listed session's birth: no older audit row can belong to one of them.
+      const oldest = list.sessions.reduce((min, x) => Math.min(min, Date.parse(x.createdAt)), Date.now());
+      const stats = await api('/v1/stats', { query: { since: new Date(oldest).toISOString() } });
       state.sessions = list.sessions;
       state.stats = stats.bySession;
       draw();
