@@ -1,6 +1,7 @@
 // A session's activity, live: its settings, disk and runtime; the timeline of calls (from the audit log,
 // then the event stream /v1/sessions/{id}/events); a running command's output as it streams; the todo
-// list; and the files its edit calls changed.
+// list; and the files its edit calls changed. Watching makes no tool call of its own (todos come from
+// GET /v1/sessions/{id}/todos), so it uses none of the session's rate limit and adds no audit rows.
 import { api, streamEvents } from './api.js';
 import { ago, bytes, fill, h, ms, pill, say, time } from './dom.js';
 
@@ -154,8 +155,7 @@ export function render(container, [id]) {
 
   async function loadTodos() {
     try {
-      const res = await api(`${path}/tools/todo_read`, { method: 'POST', body: {} });
-      const items = res.data?.todos ?? [];
+      const { todos: items } = await api(`${path}/todos`);
       fill(
         todos,
         items.length
@@ -171,14 +171,7 @@ export function render(container, [id]) {
           : h('li.empty', {}, 'No todos.'),
       );
     } catch (err) {
-      fill(
-        todos,
-        h(
-          'li.empty',
-          {},
-          err.code === 'PERMISSION_DENIED' ? 'This session cannot use the todo list.' : err.message,
-        ),
-      );
+      fill(todos, h('li.empty', {}, err.message));
     }
   }
 

@@ -21,6 +21,7 @@ import metricsRoutes from './routes/metrics.js';
 import sessionRoutes from './routes/sessions.js';
 import statsRoutes from './routes/stats.js';
 import toolCallRoutes from './routes/tool-calls.js';
+import todoRoutes from './routes/todos.js';
 import toolRoutes from './routes/tools.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
 
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(statsRoutes);
   await app.register(eventRoutes);
   await app.register(metricsRoutes);
+  await app.register(todoRoutes);
   await app.register(consoleRoutes);
   return app;
 }

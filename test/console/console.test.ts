@@ -16,7 +16,7 @@ const title = chromiumMissing
   ? `operator console (skipped: ${chromiumMissing})`
   : 'operator console in Chromium';
 
-describe.skipIf(chromiumMissing !== undefined)(title, () => {
+describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () => {
   let t: TestApp;
   let base: string;
   let chromium: Awaited<ReturnType<typeof launchChromium>>;
@@ -45,6 +45,8 @@ describe.skipIf(chromiumMissing !== undefined)(title, () => {
     chromium = await launchChromium();
     browser = chromium.browser;
     page = await browser.newPage();
+    // Shorter than the test timeout, so a stuck wait names its step.
+    page.setDefaultTimeout(15_000);
     await page.setViewport({ width: 1280, height: 900 });
     page.on('request', (request) => requests.push(request.url()));
     page.on('response', (response) => {
@@ -152,6 +154,8 @@ describe.skipIf(chromiumMissing !== undefined)(title, () => {
       document.getElementById('live-output')?.textContent?.includes('second-line'),
     );
     await page.waitForSelector('#timeline tr[data-tool="run_command"][data-status="success"]');
+    // Watching a session makes no tool call of its own.
+    expect(await page.$$('#timeline tr[data-tool="todo_read"]')).toHaveLength(0);
     await call(agent, 'todo_write', { todos: [{ content: 'ship the console', status: 'in_progress' }] });
     await call(agent, 'write_file', { path: 'src/app.py', content: 'print(1)\n' });
     await page.waitForFunction(() =>

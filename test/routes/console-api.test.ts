@@ -1,6 +1,6 @@
 // The API additions the operator console reads: stats by session and by error code with each bucket's
 // last call, the calls-per-bucket timeline, the full input of a parked call, the runtime state in the
-// session list, and the input summary on tool_call_start events.
+// session list, a session's todo list without a tool call, and the input summary on tool_call_start events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 
@@ -103,6 +103,29 @@ describe('API for the operator console', () => {
     expect(state(rw.id)).toBe('running');
     expect(state(idle.id)).toBe('stopped');
     expect(t.app.services.runtimes.get(idle.id)?.state ?? 'stopped').toBe('stopped');
+  });
+
+  it("a session's todo list is readable without a tool call, by the admin or the session itself", async () => {
+    const todos = [{ content: 'review the diff', status: 'in_progress' }];
+    await t.call(ro, 'todo_write', { todos }).expect(200);
+    const auditRows = async () =>
+      (await t.admin(t.http.get(`/v1/audit?sessionId=${ro.id}&limit=1000`))).body.entries.length as number;
+    const before = await auditRows();
+    const asAdmin = await t.admin(t.http.get(`/v1/sessions/${ro.id}/todos`)).expect(200);
+    expect(asAdmin.body.todos).toMatchObject(todos);
+    const asSession = await t.http
+      .get(`/v1/sessions/${ro.id}/todos`)
+      .set('authorization', `Bearer ${ro.token}`)
+      .expect(200);
+    expect(asSession.body).toEqual(asAdmin.body);
+    expect(await auditRows()).toBe(before);
+    const other = await t.http
+      .get(`/v1/sessions/${ro.id}/todos`)
+      .set('authorization', `Bearer ${rw.token}`)
+      .expect(404);
+    expect(other.body.error.code).toBe('SESSION_NOT_FOUND');
+    await t.http.get(`/v1/sessions/${ro.id}/todos`).expect(401);
+    expect((await t.admin(t.http.get(`/v1/sessions/${rw.id}/todos`)).expect(200)).body.todos).toEqual([]);
   });
 
   it('tool_call_start events carry the caller and the redacted input summary', async () => {
