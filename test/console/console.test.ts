@@ -210,7 +210,20 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     const secondCard = `article[data-call="${secondId}"]`;
     await page.waitForSelector(secondCard);
     await page.type(`${secondCard} input[name="reason"]`, 'keep the notes');
+    // A second console (another tab, signed in on its own) sees the same queue and the decision.
+    const other = await browser.newPage();
+    other.setDefaultTimeout(15_000);
+    await other.goto(`${base}/console#/approvals`);
+    await other.type('#admin-key', ADMIN_KEY);
+    await other.click('#sign-in-form button');
+    await other.waitForSelector(secondCard);
+    // Background tabs do not render; the tab being driven comes to the front.
+    await page.bringToFront();
     await page.click(`${secondCard} button.deny`);
+    await other.waitForSelector(`#decided-approvals tr[data-call="${secondId}"][data-status="denied"]`);
+    expect(await other.$(secondCard)).toBeNull();
+    await other.close();
+    await page.bringToFront();
     const denied = await secondPoll;
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('APPROVAL_DENIED');
