@@ -57,7 +57,7 @@ export function render(container) {
   fill(
     container,
     h('h1', {}, 'Sessions'),
-    h('details.card', {}, h('summary', {}, 'New session'), form, created),
+    h('details.card', {}, h('summary', { id: 'create-session-toggle' }, 'New session'), form, created),
     h(
       'div.filters',
       {},
@@ -108,7 +108,7 @@ export function render(container) {
           'p',
           {},
           'Session ',
-          h('a', { href: `#/session/${session.id}` }, session.id),
+          h('a', { href: `#/session/${session.id}`, id: 'new-session-id' }, session.id),
           ' created. Its token is shown only now:',
         ),
         token,

@@ -131,6 +131,33 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     await shot('sessions');
   });
 
+  it('creates a session (profile, TTL), shows its token once, and deletes it', async () => {
+    await page.click('#create-session-toggle');
+    await page.select('#new-profile', 'read-only');
+    await page.type('#new-ttl', '600');
+    await page.click('#create-session button[type="submit"]');
+    await page.waitForSelector('#new-token');
+    const token = await page.$eval('#new-token', (el) => el.textContent!);
+    const id = await page.$eval('#new-session-id', (el) => el.textContent!);
+    const created = await t.admin(t.http.get(`/v1/sessions/${id}`)).expect(200);
+    expect(created.body.profile).toBe('read-only');
+    const ttl = Date.parse(created.body.expiresAt) - Date.parse(created.body.createdAt);
+    expect(ttl).toBe(600_000);
+    // The token shown is the session's own.
+    await t.http.get(`/v1/sessions/${id}`).set('authorization', `Bearer ${token}`).expect(200);
+
+    await page.$eval('#session-search', (el) => {
+      (el as HTMLInputElement).value = '';
+      el.dispatchEvent(new Event('input'));
+    });
+    const row = `tr[data-session="${id}"]`;
+    await page.waitForSelector(row);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click(`${row} button.danger`);
+    await page.waitForSelector(row, { hidden: true });
+    await t.admin(t.http.get(`/v1/sessions/${id}`)).expect(404);
+  });
+
   it("streams a running command's output on the session page, before the command ends", async () => {
     const agent = await t.createSession({ profile: 'execute' });
     await go(`#/session/${agent.id}`);
