@@ -67,6 +67,36 @@ export default tseslint.config(
     },
   },
   {
+    // The operator console's ES modules run in the browser.
+    files: ['console/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'AbortController',
+          'Blob',
+          'Event',
+          'FormData',
+          'Node',
+          'TextDecoderStream',
+          'URL',
+          'URLSearchParams',
+          'clearInterval',
+          'clearTimeout',
+          'confirm',
+          'document',
+          'fetch',
+          'location',
+          'navigator',
+          'sessionStorage',
+          'setInterval',
+          'setTimeout',
+          'window',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },

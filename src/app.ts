@@ -10,6 +10,7 @@ import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
 import type { Tracing } from './core/pipeline/trace.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
+import consoleRoutes from './console/routes.js';
 import approvalRoutes from './routes/approvals.js';
 import auditRoutes from './routes/audit.js';
 import eventRoutes from './routes/events.js';
@@ -20,6 +21,7 @@ import metricsRoutes from './routes/metrics.js';
 import sessionRoutes from './routes/sessions.js';
 import statsRoutes from './routes/stats.js';
 import toolCallRoutes from './routes/tool-calls.js';
+import todoRoutes from './routes/todos.js';
 import toolRoutes from './routes/tools.js';
 import checkpointRoutes from './routes/checkpoints.js';
 import changeRoutes from './routes/changes.js';
@@ -104,5 +106,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(checkpointRoutes);
   await app.register(changeRoutes);
   await app.register(forkRoutes);
+  await app.register(todoRoutes);
+  await app.register(consoleRoutes);
   return app;
 }

@@ -15,6 +15,9 @@ const ApprovalView = Type.Object({
   tool: Type.String(),
   category: Type.String(),
   inputSummary: Type.String({ description: 'Redacted, like the audit log' }),
+  input: Type.Unknown({
+    description: 'The full input the call will run with, so the operator sees what they approve',
+  }),
   status: Type.Enum(['pending', 'approved', 'completed', 'denied', 'expired']),
   reason: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
@@ -28,6 +31,7 @@ const view = (r: ApprovalRecord) => ({
   tool: r.tool,
   category: r.category,
   inputSummary: r.inputSummary,
+  input: r.input,
   status: r.status,
   reason: r.reason,
   createdAt: new Date(r.createdAt).toISOString(),

@@ -61,9 +61,16 @@ export const SessionView = Type.Object({
   expiresAt: Type.String({ format: 'date-time' }),
 });
 
+const RuntimeState = Type.Union(
+  [Type.Literal('stopped'), Type.Literal('starting'), Type.Literal('running')],
+  {
+    description: "The session's runtime process; reading it never starts one",
+  },
+);
+
 const RuntimeView = Type.Object(
   {
-    state: Type.Union([Type.Literal('stopped'), Type.Literal('starting'), Type.Literal('running')]),
+    state: RuntimeState,
     isolated: Type.Boolean({
       description: 'False when the runtime runs unsandboxed (TOOLGATE_SANDBOX=none)',
     }),
@@ -95,6 +102,13 @@ const UsageView = Type.Object(
 const SessionDetail = Type.Intersect([
   SessionView,
   Type.Object({ usage: UsageView, runtime: Type.Optional(RuntimeView) }),
+]);
+
+const ListedSession = Type.Intersect([
+  SessionView,
+  Type.Object({
+    runtimeState: RuntimeState,
+  }),
 ]);
 
 export const CreatedSession = Type.Intersect([
@@ -186,7 +200,7 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
         querystring: Type.Object(Pagination),
         response: {
           200: Type.Object({
-            sessions: Type.Array(SessionView),
+            sessions: Type.Array(ListedSession),
             nextCursor: Type.Union([Type.String(), Type.Null()]),
           }),
           ...commonErrors,
@@ -200,7 +214,10 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       const page = sessions.list(limit, after);
       const last = page.at(-1);
       return {
-        sessions: page.map((s) => sessionView(s, registry)),
+        sessions: page.map((s) => ({
+          ...sessionView(s, registry),
+          runtimeState: app.services.runtimes.get(s.id)?.state ?? 'stopped',
+        })),
         nextCursor:
           page.length === limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
       };

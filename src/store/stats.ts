@@ -1,5 +1,6 @@
 // Execution statistics, computed from the audit log: totals, success/error counts and mean/p50/p95
-// duration, overall, by tool and by category.
+// duration, overall, by tool, by category and by session; error counts by code; and calls over time in
+// fixed buckets (the console's charts).
 import { auditFilter, type AuditStore } from './audit.js';
 import type { Db } from './db.js';
 
@@ -19,12 +20,34 @@ export interface StatsBucket {
   meanMs: number;
   p50Ms: number;
   p95Ms: number;
+  /** Epoch ms of the newest call in the bucket (null when empty). */
+  lastCallAt: number | null;
 }
 
 export interface StatsReport {
   totals: StatsBucket;
   byTool: Record<string, StatsBucket>;
   byCategory: Record<string, StatsBucket>;
+  bySession: Record<string, StatsBucket>;
+  /** Failed and refused calls by error code. */
+  byErrorCode: Record<string, number>;
+}
+
+export interface TimelineQuery extends StatsQuery {
+  since: number;
+  until: number;
+  bucketMs: number;
+}
+
+/** Calls that started in [start, start + bucketMs), by outcome. */
+export interface TimelineBucket {
+  start: number;
+  success: number;
+  error: number;
+  refused: number;
+  pending: number;
+  /** Refused with RATE_LIMITED (also counted in refused). */
+  rateLimited: number;
 }
 
 /** Nearest-rank percentile of an ascending array. */
@@ -40,9 +63,11 @@ class BucketBuilder {
   private error = 0;
   private refused = 0;
   private pending = 0;
+  private lastCallAt: number | null = null;
 
-  add(status: string, durationMs: number): void {
+  add(status: string, durationMs: number, ts: number): void {
     this.durations.push(durationMs);
+    if (this.lastCallAt === null || ts > this.lastCallAt) this.lastCallAt = ts;
     if (status === 'success') this.success++;
     else if (status === 'refused') this.refused++;
     else if (status === 'pending') this.pending++;
@@ -62,6 +87,7 @@ class BucketBuilder {
       meanMs: round(sorted.length ? sum / sorted.length : 0),
       p50Ms: round(percentile(sorted, 50)),
       p95Ms: round(percentile(sorted, 95)),
+      lastCallAt: this.lastCallAt,
     };
   }
 }
@@ -78,6 +104,8 @@ export class StatsStore {
     const totals = new BucketBuilder();
     const byTool = new Map<string, BucketBuilder>();
     const byCategory = new Map<string, BucketBuilder>();
+    const bySession = new Map<string, BucketBuilder>();
+    const byErrorCode = new Map<string, number>();
     const bucket = (map: Map<string, BucketBuilder>, key: string) => {
       let found = map.get(key);
       if (!found) map.set(key, (found = new BucketBuilder()));
@@ -85,22 +113,70 @@ export class StatsStore {
     };
     // iterate() streams rows so a large log is not materialised as objects all at once.
     const rows = this.db
-      .prepare(`SELECT tool, category, status, duration_ms FROM audit ${where}`)
+      .prepare(`SELECT ts, session_id, tool, category, status, error_code, duration_ms FROM audit ${where}`)
       .iterate(params) as IterableIterator<{
+      ts: number;
+      session_id: string | null;
       tool: string;
       category: string | null;
       status: string;
+      error_code: string | null;
       duration_ms: number;
     }>;
     for (const row of rows) {
-      totals.add(row.status, row.duration_ms);
-      bucket(byTool, row.tool).add(row.status, row.duration_ms);
-      bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms);
+      totals.add(row.status, row.duration_ms, row.ts);
+      bucket(byTool, row.tool).add(row.status, row.duration_ms, row.ts);
+      bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms, row.ts);
+      if (row.session_id !== null) bucket(bySession, row.session_id).add(row.status, row.duration_ms, row.ts);
+      // Parked calls carry APPROVAL_PENDING: they wait, they did not fail.
+      if (row.error_code !== null && row.status !== 'pending') {
+        byErrorCode.set(row.error_code, (byErrorCode.get(row.error_code) ?? 0) + 1);
+      }
     }
     const built = (map: Map<string, BucketBuilder>) =>
       Object.fromEntries(
         [...map.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, b]) => [k, b.build()]),
       );
-    return { totals: totals.build(), byTool: built(byTool), byCategory: built(byCategory) };
+    return {
+      totals: totals.build(),
+      byTool: built(byTool),
+      byCategory: built(byCategory),
+      bySession: built(bySession),
+      byErrorCode: Object.fromEntries([...byErrorCode.entries()].sort(([a], [b]) => a.localeCompare(b))),
+    };
+  }
+
+  /** Every bucket of [since, until), empty ones included, so a chart's x axis has no gaps. */
+  timeline(query: TimelineQuery): TimelineBucket[] {
+    this.audit.flush();
+    const { since, until, bucketMs, ...filter } = query;
+    const { where, params } = auditFilter({ ...filter, since, until });
+    const buckets: TimelineBucket[] = [];
+    for (let start = since; start < until; start += bucketMs) {
+      buckets.push({ start, success: 0, error: 0, refused: 0, pending: 0, rateLimited: 0 });
+    }
+    const rows = this.db
+      .prepare(
+        // Numbers are bound as REAL, so the division is floored explicitly.
+        `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
+           COUNT(*) AS count
+         FROM audit ${where} GROUP BY slot, status, rate_limited`,
+      )
+      .all({ ...params, bucketMs }) as {
+      slot: number;
+      status: string;
+      rate_limited: number | null;
+      count: number;
+    }[];
+    for (const row of rows) {
+      const target = buckets[row.slot];
+      if (!target) continue;
+      if (row.status === 'success') target.success += row.count;
+      else if (row.status === 'refused') target.refused += row.count;
+      else if (row.status === 'pending') target.pending += row.count;
+      else target.error += row.count;
+      if (row.rate_limited === 1) target.rateLimited += row.count;
+    }
+    return buckets;
   }
 }

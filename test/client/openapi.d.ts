@@ -977,9 +977,29 @@ export interface paths {
         };
         /**
          * Execution statistics from the audit log
-         * @description Totals, success and error counts, mean, p50 and p95 duration, by tool and by category, over the audit rows that match the filters.
+         * @description Totals, success and error counts, mean, p50 and p95 duration and the last call, by tool, by category and by session, and failed or refused calls by error code, over the audit rows that match the filters.
          */
         get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls over time, by outcome, in fixed buckets
+         * @description Counts of successful, failed, refused (and of those, rate-limited) and parked calls per bucket of bucketSeconds, from since (default: an hour ago) until until (default: now). Every bucket is listed, empty ones too; at most 1440.
+         */
+        get: operations["getStatsTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -997,7 +1017,7 @@ export interface paths {
         };
         /**
          * Activity stream of a session (Server-Sent Events)
-         * @description Events: tool_call_start, tool_output_chunk, tool_call_end, error; each with an id. Reconnect with Last-Event-ID to receive the events missed since (from a bounded buffer).
+         * @description Events: tool_call_start (with the caller and the redacted input summary), tool_output_chunk, tool_call_end, error; each with an id. Reconnect with Last-Event-ID to receive the events missed since (from a bounded buffer).
          */
         get: operations["sessionEvents"];
         put?: never;
@@ -1126,6 +1146,26 @@ export interface paths {
          * @description Admin, or the session itself when its profile allows forking (`fork: true` in the profile). The new session has the same profile, tools, limits and approvals; its start (for `changes?since=start`) is the copy.
          */
         post: operations["forkSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/todos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's todo list
+         * @description The list as the last todo_write left it (empty at first), for the admin or the session itself. Unlike a todo_read call it is not a tool call: it leaves no audit row and uses none of the session’s rate limit.
+         */
+        get: operations["getSessionTodos"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1275,7 +1315,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        sessions: {
+                        sessions: ({
                             id: string;
                             profile: string;
                             permissions: string[];
@@ -1299,7 +1339,10 @@ export interface operations {
                             createdAt: string;
                             /** Format: date-time */
                             expiresAt: string;
-                        }[];
+                        } & {
+                            /** @description The session's runtime process; reading it never starts one */
+                            runtimeState: "stopped" | "starting" | "running";
+                        })[];
                         nextCursor: string | null;
                     };
                 };
@@ -1586,6 +1629,7 @@ export interface operations {
                         };
                         /** @description The session's runtime (admin only): the process that performs its workspace operations */
                         runtime?: {
+                            /** @description The session's runtime process; reading it never starts one */
                             state: "stopped" | "starting" | "running";
                             /** @description False when the runtime runs unsandboxed (TOOLGATE_SANDBOX=none) */
                             isolated: boolean;
@@ -9715,6 +9759,8 @@ export interface operations {
                             category: string;
                             /** @description Redacted, like the audit log */
                             inputSummary: string;
+                            /** @description The full input the call will run with, so the operator sees what they approve */
+                            input: unknown;
                             /** @enum {unknown} */
                             status: "pending" | "approved" | "completed" | "denied" | "expired";
                             reason: string | null;
@@ -9831,6 +9877,8 @@ export interface operations {
                         category: string;
                         /** @description Redacted, like the audit log */
                         inputSummary: string;
+                        /** @description The full input the call will run with, so the operator sees what they approve */
+                        input: unknown;
                         /** @enum {unknown} */
                         status: "pending" | "approved" | "completed" | "denied" | "expired";
                         reason: string | null;
@@ -9955,6 +10003,8 @@ export interface operations {
                         category: string;
                         /** @description Redacted, like the audit log */
                         inputSummary: string;
+                        /** @description The full input the call will run with, so the operator sees what they approve */
+                        input: unknown;
                         /** @enum {unknown} */
                         status: "pending" | "approved" | "completed" | "denied" | "expired";
                         reason: string | null;
@@ -10320,6 +10370,8 @@ export interface operations {
                             meanMs: number;
                             p50Ms: number;
                             p95Ms: number;
+                            /** @description Time of the newest call counted here */
+                            lastCallAt: string | null;
                         };
                         byTool: {
                             [key: string]: {
@@ -10331,6 +10383,8 @@ export interface operations {
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;
+                                /** @description Time of the newest call counted here */
+                                lastCallAt: string | null;
                             };
                         };
                         byCategory: {
@@ -10343,8 +10397,144 @@ export interface operations {
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;
+                                /** @description Time of the newest call counted here */
+                                lastCallAt: string | null;
                             };
                         };
+                        bySession: {
+                            [key: string]: {
+                                total: number;
+                                success: number;
+                                error: number;
+                                refused: number;
+                                pending: number;
+                                meanMs: number;
+                                p50Ms: number;
+                                p95Ms: number;
+                                /** @description Time of the newest call counted here */
+                                lastCallAt: string | null;
+                            };
+                        };
+                        /** @description Failed and refused calls by error code */
+                        byErrorCode: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getStatsTimeline: {
+        parameters: {
+            query?: {
+                sessionId?: string;
+                tool?: string;
+                /** @description ISO-8601 time or epoch ms (inclusive) */
+                since?: string;
+                /** @description ISO-8601 time or epoch ms (exclusive) */
+                until?: string;
+                bucketSeconds?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        since: string;
+                        /** Format: date-time */
+                        until: string;
+                        bucketSeconds: number;
+                        buckets: {
+                            /** Format: date-time */
+                            start: string;
+                            success: number;
+                            error: number;
+                            refused: number;
+                            pending: number;
+                            /** @description Refusals with RATE_LIMITED (also counted in refused) */
+                            rateLimited: number;
+                        }[];
                     };
                 };
             };
@@ -11423,6 +11613,109 @@ export interface operations {
             };
             /** @description Every error response has this shape */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSessionTodos: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        todos: {
+                            id: string;
+                            content: string;
+                            /** @enum {unknown} */
+                            status: "pending" | "in_progress" | "completed" | "cancelled";
+                            /** @enum {unknown} */
+                            priority?: "high" | "medium" | "low";
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,7 +18,7 @@ const npm = (cwd: string, args: string[]) =>
   execFileSync('npm', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: 600_000 });
 
 describe.skipIf(!enabled)(title, () => {
-  it('builds with npm ci, build and prune, then serves /healthz and tool calls from dist/', async () => {
+  it('builds with npm ci, build and prune, then serves /healthz, tool calls and the console from dist/', async () => {
     const appDir = tempDir('toolgate-bundle-');
     // COPY package.json package-lock.json ./ ; COPY tsconfig.json tsconfig.build.json ./ ; COPY src ./src
     for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
@@ -30,6 +30,8 @@ describe.skipIf(!enabled)(title, () => {
     npm(appDir, ['ci', '--prefer-offline', '--ignore-scripts=false', '--no-audit', '--no-fund']);
     npm(appDir, ['run', 'build']);
     npm(appDir, ['prune', '--omit=dev']);
+    // The runtime stage's COPY console ./console: the console's static files beside dist/.
+    cpSync(path.join(REPO_ROOT, 'console'), path.join(appDir, 'console'), { recursive: true });
     expect(() =>
       execFileSync('node', ['-e', 'require.resolve("vitest")'], { cwd: appDir, stdio: 'ignore' }),
     ).toThrow();
@@ -56,6 +58,12 @@ describe.skipIf(!enabled)(title, () => {
       expect(write.status).toBe(200);
       const read = await callTool(server.url, session, 'read_file', { path: 'hello.txt' });
       expect(((await read.json()) as { data: { content: string } }).data.content).toBe('hi');
+      // The operator console, with uPlot resolved from the pruned node_modules.
+      for (const asset of ['/console', '/console/assets/main.js', '/console/assets/uPlot.esm.js']) {
+        const res = await fetch(`${server.url}${asset}`);
+        expect(res.status, asset).toBe(200);
+        expect(res.headers.get('content-security-policy'), asset).toContain("default-src 'self'");
+      }
     } finally {
       server.proc.kill('SIGTERM');
     }

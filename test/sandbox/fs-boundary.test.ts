@@ -31,6 +31,7 @@ const ALLOWED: Record<string, string> = {
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
   'runtime/backends/host-pids.ts': "reads the host's /proc to find a held command's pid",
+  'console/assets.ts': "reads the operator console's static files (console/ and uPlot) at start",
   'lib/make-dirs.ts': 'mkdir -p with the real error; used inside the runtime and for the data dir',
 };
 

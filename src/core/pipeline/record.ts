@@ -40,10 +40,13 @@ export const record =
   async (call, next) => {
     const { request } = call;
     const sessionId = request.session.id;
+    const inputSummary = summarizeInput(request.input);
     events.publish(sessionId, 'tool_call_start', {
       callId: call.callId,
       tool: request.toolName,
       entryPoint: request.entryPoint,
+      caller: request.caller,
+      inputSummary,
     });
     const write = (status: AuditStatus, httpStatus: number, errorCode: string | null, bytesOut: number) =>
       audit.record({
@@ -60,7 +63,7 @@ export const record =
         bytesOut,
         caller: request.caller,
         entryPoint: request.entryPoint,
-        inputSummary: summarizeInput(request.input),
+        inputSummary,
       });
     const ended = (success: boolean) =>
       events.publish(sessionId, 'tool_call_end', {

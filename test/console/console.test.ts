@@ -1,0 +1,372 @@
+// The operator console in a real headless Chromium against the real app: sign in, watch a session appear
+// while a script makes calls, watch a command's output stream, approve a parked call (the agent's
+// long-poll completes) and deny another, filter the audit log, and see the charts drawn. Every request the
+// page makes must stay on the service, and the page must run under its CSP without a violation.
+// Screenshots of each page go to test-artifacts/console/. Skips (saying why) when Chromium is missing.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { ARTIFACTS, chromiumMissing, launchChromium } from './browser.js';
+
+if (chromiumMissing) console.warn(`console browser tests skipped: ${chromiumMissing}`);
+const title = chromiumMissing
+  ? `operator console (skipped: ${chromiumMissing})`
+  : 'operator console in Chromium';
+
+describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () => {
+  let t: TestApp;
+  let base: string;
+  let chromium: Awaited<ReturnType<typeof launchChromium>>;
+  let browser: Browser;
+  let page: Page;
+  const requests: string[] = [];
+  const problems: string[] = [];
+  const failedResponses: string[] = [];
+
+  const shot = (name: string) =>
+    page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  const call = (session: { id: string; token: string }, tool: string, input: unknown) =>
+    fetch(`${base}/v1/sessions/${session.id}/tools/${tool}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+  const go = async (hash: string) => {
+    await page.evaluate((h) => (location.hash = h), hash);
+  };
+
+  beforeAll(async () => {
+    t = await startApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    chromium = await launchChromium();
+    browser = chromium.browser;
+    page = await browser.newPage();
+    // Shorter than the test timeout, so a stuck wait names its step.
+    page.setDefaultTimeout(15_000);
+    await page.setViewport({ width: 1280, height: 900 });
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('response', (response) => {
+      if (response.status() >= 400) failedResponses.push(`${response.status()} ${response.url()}`);
+    });
+    // Failed requests are checked one by one below; any other console error is a problem.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        problems.push(message.text());
+      }
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    // Errors the console shows its operator in the status line count too (the page catches them).
+    await page.exposeFunction('reportStatusError', (text: string) => problems.push(`status line: ${text}`));
+    await page.evaluateOnNewDocument(() => {
+      document.addEventListener('DOMContentLoaded', () => {
+        const line = document.getElementById('status-line')!;
+        new MutationObserver(() => {
+          if (
+            line.dataset.kind === 'error' &&
+            line.textContent &&
+            !line.textContent.includes('key was refused')
+          ) {
+            (window as unknown as { reportStatusError(text: string): void }).reportStatusError(
+              line.textContent,
+            );
+          }
+        }).observe(line, { childList: true, characterData: true, subtree: true, attributes: true });
+      });
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await t?.close();
+  });
+
+  it('serves the page with a strict CSP and signs in with the admin key kept in sessionStorage', async () => {
+    const response = await page.goto(`${base}/console`, { waitUntil: 'networkidle0' });
+    expect(response?.status()).toBe(200);
+    const csp = response?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    await page.waitForSelector('#sign-in:not([hidden])');
+    await shot('sign-in');
+    await page.type('#admin-key', 'not-the-key');
+    await page.click('#sign-in-form button');
+    await page.waitForFunction(() => document.getElementById('sign-in-error')?.textContent !== '');
+    await page.$eval('#admin-key', (el) => ((el as HTMLInputElement).value = ''));
+    await page.type('#admin-key', ADMIN_KEY);
+    await page.click('#sign-in-form button');
+    await page.waitForSelector('#nav:not([hidden])');
+    expect(await page.evaluate(() => sessionStorage.getItem('toolgate.adminKey'))).toBe(ADMIN_KEY);
+  });
+
+  it('lists a new session live while a script makes calls in it', async () => {
+    await go('#/sessions');
+    await page.waitForSelector('table.sessions');
+    const agent = await t.createSession({ profile: 'execute', files: { 'README.md': '# demo\n' } });
+    await (await call(agent, 'read_file', { path: 'README.md' })).json();
+    await (await call(agent, 'read_file', { path: 'missing.md' })).json();
+    const row = `tr[data-session="${agent.id}"]`;
+    await page.waitForSelector(row, { timeout: 10_000 });
+    await page.waitForFunction(
+      (selector) => document.querySelector(selector)?.querySelectorAll('td.num')[0]?.textContent === '2',
+      {},
+      row,
+    );
+    expect(await page.$eval(row, (el) => el.querySelectorAll('td.num')[1].textContent)).toBe('1');
+    await page.type('#session-search', 'no-such-session');
+    await page.waitForSelector(`${row}`, { hidden: true });
+    await page.$eval(
+      '#session-search',
+      (el, prefix) => {
+        (el as HTMLInputElement).value = prefix;
+        el.dispatchEvent(new Event('input'));
+      },
+      agent.id.slice(0, 10),
+    );
+    await page.waitForSelector(row);
+    await shot('sessions');
+  });
+
+  it('creates a session (profile, TTL), shows its token once, and deletes it', async () => {
+    await page.click('#create-session-toggle');
+    await page.select('#new-profile', 'read-only');
+    await page.type('#new-ttl', '600');
+    await page.click('#create-session button[type="submit"]');
+    await page.waitForSelector('#new-token');
+    const token = await page.$eval('#new-token', (el) => el.textContent!);
+    const id = await page.$eval('#new-session-id', (el) => el.textContent!);
+    const created = await t.admin(t.http.get(`/v1/sessions/${id}`)).expect(200);
+    expect(created.body.profile).toBe('read-only');
+    const ttl = Date.parse(created.body.expiresAt) - Date.parse(created.body.createdAt);
+    expect(ttl).toBe(600_000);
+    // The token shown is the session's own.
+    await t.http.get(`/v1/sessions/${id}`).set('authorization', `Bearer ${token}`).expect(200);
+
+    await page.$eval('#session-search', (el) => {
+      (el as HTMLInputElement).value = '';
+      el.dispatchEvent(new Event('input'));
+    });
+    const row = `tr[data-session="${id}"]`;
+    await page.waitForSelector(row);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click(`${row} button.danger`);
+    await page.waitForSelector(row, { hidden: true });
+    await t.admin(t.http.get(`/v1/sessions/${id}`)).expect(404);
+  });
+
+  it("streams a running command's output on the session page, before the command ends", async () => {
+    const agent = await t.createSession({ profile: 'execute' });
+    await go(`#/session/${agent.id}`);
+    await page.waitForFunction(() => document.getElementById('stream-state')?.textContent === 'live');
+    let finished = false;
+    const running = call(agent, 'run_command', {
+      command: 'echo first-line; sleep 1.5; echo second-line',
+    }).then(async (res) => {
+      finished = true;
+      return res.json();
+    });
+    await page.waitForFunction(
+      () => document.getElementById('live-output')?.textContent?.includes('first-line'),
+      {
+        timeout: 10_000,
+      },
+    );
+    expect(finished).toBe(false);
+    await running;
+    await page.waitForFunction(() =>
+      document.getElementById('live-output')?.textContent?.includes('second-line'),
+    );
+    await page.waitForSelector('#timeline tr[data-tool="run_command"][data-status="success"]');
+    // Watching a session makes no tool call of its own.
+    expect(await page.$$('#timeline tr[data-tool="todo_read"]')).toHaveLength(0);
+    await call(agent, 'todo_write', { todos: [{ content: 'ship the console', status: 'in_progress' }] });
+    await call(agent, 'write_file', { path: 'src/app.py', content: 'print(1)\n' });
+    await page.waitForFunction(() =>
+      document.getElementById('todos')?.textContent?.includes('ship the console'),
+    );
+    await page.waitForFunction(() =>
+      document.getElementById('files-changed')?.textContent?.includes('src/app.py'),
+    );
+    // The disk use is read again after a write.
+    await page.waitForFunction(() =>
+      document.querySelector('.facts')?.textContent?.includes('9 B in 1 file'),
+    );
+    await shot('session');
+  });
+
+  it("approves a parked call (the agent's long-poll completes) and denies another", async () => {
+    const agent = await t.createSession({
+      profile: 'read-write',
+      approval: ['edit_file', 'delete_file'],
+      files: { 'notes.txt': 'alpha\nbeta\n' },
+    });
+    const parked = await call(agent, 'edit_file', {
+      path: 'notes.txt',
+      old_string: 'beta',
+      new_string: 'gamma',
+    });
+    expect(parked.status).toBe(202);
+    const { callId } = (await parked.json()) as { callId: string };
+    const poll = (id: string) =>
+      fetch(`${base}/v1/sessions/${agent.id}/calls/${id}?wait=30`, {
+        headers: { authorization: `Bearer ${agent.token}` },
+      });
+    const longPoll = poll(callId);
+
+    await go('#/approvals');
+    const card = `article[data-call="${callId}"]`;
+    await page.waitForSelector(card);
+    // The operator sees the edit as a diff, not the redacted summary.
+    expect(await page.$eval(`${card} .diff`, (el) => el.textContent)).toContain('+gamma');
+    await page.waitForFunction(() => document.getElementById('approval-count')?.textContent === '1');
+    await shot('approvals');
+    await page.type(`${card} input[name="reason"]`, 'looks right');
+    await page.click(`${card} button.approve`);
+    const approved = await longPoll;
+    expect(approved.status).toBe(200);
+    expect(((await approved.json()) as { success: boolean }).success).toBe(true);
+    await page.waitForSelector(card, { hidden: true });
+
+    const second = await call(agent, 'delete_file', { path: 'notes.txt' });
+    const secondId = ((await second.json()) as { callId: string }).callId;
+    const secondPoll = poll(secondId);
+    const secondCard = `article[data-call="${secondId}"]`;
+    await page.waitForSelector(secondCard);
+    await page.type(`${secondCard} input[name="reason"]`, 'keep the notes');
+    // A second console (another tab, signed in on its own) sees the same queue and the decision.
+    const other = await browser.newPage();
+    other.setDefaultTimeout(15_000);
+    await other.goto(`${base}/console#/approvals`);
+    await other.type('#admin-key', ADMIN_KEY);
+    await other.click('#sign-in-form button');
+    await other.waitForSelector(secondCard);
+    // Background tabs do not render; the tab being driven comes to the front.
+    await page.bringToFront();
+    await page.click(`${secondCard} button.deny`);
+    await other.waitForSelector(`#decided-approvals tr[data-call="${secondId}"][data-status="denied"]`);
+    expect(await other.$(secondCard)).toBeNull();
+    await other.close();
+    await page.bringToFront();
+    const denied = await secondPoll;
+    expect(denied.status).toBe(403);
+    expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('APPROVAL_DENIED');
+    await page.waitForSelector(`#decided-approvals tr[data-call="${secondId}"][data-status="denied"]`);
+    expect((await t.call(agent, 'read_file', { path: 'notes.txt' })).body.data.content).toBe('alpha\ngamma');
+    await page.waitForFunction(() => document.getElementById('approval-count')?.textContent === '0');
+  });
+
+  it('filters the audit log, pages it with the cursor, and exports CSV and JSON', async () => {
+    await go('#/audit');
+    await page.waitForSelector('#audit-rows tr[data-tool]');
+    await page.type('#audit-tool', 'run_command');
+    await page.click('#audit-filters button[type="submit"]');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#audit-rows tr')] as HTMLElement[];
+      return rows.length > 0 && rows.every((row) => row.dataset.tool === 'run_command');
+    });
+    await page.select('#audit-status', 'error');
+    await page.$eval('#audit-tool', (el) => ((el as HTMLInputElement).value = ''));
+    await page.click('#audit-filters button[type="submit"]');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#audit-rows tr[data-tool]')] as HTMLElement[];
+      return rows.length > 0 && rows.every((row) => row.dataset.status === 'error');
+    });
+    await shot('audit');
+
+    // Pages of 25 through the API's cursor, until the whole log is loaded.
+    const reader = await t.createSession({ profile: 'read-only' });
+    for (let i = 0; i < 30; i++) await t.call(reader, 'todo_read', {}).expect(200);
+    const total = (await t.admin(t.http.get('/v1/audit?limit=1000'))).body.entries.length as number;
+    expect(total).toBeGreaterThan(25);
+    await page.select('#audit-status', '');
+    await page.select('#audit-limit', '25');
+    await page.click('#audit-filters button[type="submit"]');
+    const rowCount = () => page.$$eval('#audit-rows tr[data-tool]', (rows) => rows.length);
+    await page.waitForFunction(() => document.querySelectorAll('#audit-rows tr[data-tool]').length === 25);
+    while ((await rowCount()) < total) {
+      const before = await rowCount();
+      await page.click('#audit-more');
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('#audit-rows tr[data-tool]').length > n,
+        {},
+        before,
+      );
+    }
+    expect(await rowCount()).toBe(total);
+    await page.waitForSelector('#audit-more', { hidden: true });
+
+    const downloads = tempDir('toolgate-downloads-');
+    const cdp = await page.createCDPSession();
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+    await page.click('#export-json');
+    await page.click('#export-csv');
+    const read = async (name: string) => {
+      const file = path.join(downloads, name);
+      for (let i = 0; i < 100 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 50));
+      return readFileSync(file, 'utf8');
+    };
+    const exported = JSON.parse(await read('toolgate-audit.json')) as { callId: string }[];
+    expect(exported).toHaveLength(total);
+    const csv = (await read('toolgate-audit.csv')).split('\r\n');
+    expect(csv[0]).toBe(
+      'time,sessionId,tool,category,status,errorCode,httpStatus,durationMs,bytesIn,bytesOut,caller,entryPoint,inputSummary',
+    );
+    expect(csv).toHaveLength(total + 1);
+    rmSync(downloads, { recursive: true, force: true });
+  });
+
+  it('draws the charts (non-empty canvases) for the picked range', async () => {
+    await go('#/stats');
+    await page.click('button[data-range="900"]');
+    for (const id of ['chart-calls', 'chart-rate-limited', 'chart-latency', 'chart-errors']) {
+      await page.waitForSelector(`#${id} canvas`);
+    }
+    const painted = await page.$$eval('.chart canvas', (canvases) =>
+      (canvases as HTMLCanvasElement[]).map((canvas) => {
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let colored = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) colored++;
+        return colored;
+      }),
+    );
+    expect(painted.length).toBe(4);
+    for (const count of painted) expect(count).toBeGreaterThan(100);
+    expect(await page.$eval('#stats-totals', (el) => el.textContent)).toMatch(/Calls\d+/);
+    await shot('stats');
+  });
+
+  it('fits a phone screen: no page scrolls sideways (wide tables scroll inside their box)', async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    try {
+      for (const hash of ['#/sessions', '#/approvals', '#/audit', '#/stats']) {
+        await go(hash);
+        await page.waitForSelector(`#page[data-page="${hash.slice(2)}"] h1`);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const [scrollWidth, viewport] = await page.evaluate(() => [
+          document.documentElement.scrollWidth,
+          window.innerWidth,
+        ]);
+        expect(scrollWidth, hash).toBeLessThanOrEqual(viewport);
+      }
+      await shot('phone-stats');
+    } finally {
+      await page.setViewport({ width: 1280, height: 900 });
+    }
+  });
+
+  it('fetched nothing from outside the service and hit no CSP violation or script error', () => {
+    expect(requests.length).toBeGreaterThan(5);
+    // data: and blob: URLs are made in the page (Chromium's date picker icon, the export download).
+    const offService = requests.filter((url) => !/^(data|blob):/.test(url) && !url.startsWith(`${base}/`));
+    expect(offService).toEqual([]);
+    expect(requests.some((url) => url.includes(ADMIN_KEY))).toBe(false);
+    expect(problems).toEqual([]);
+    // Only the sign-in with a wrong key was refused (its check, and perhaps the badge's poll).
+    expect(failedResponses.length).toBeGreaterThan(0);
+    for (const failure of failedResponses) expect(failure).toMatch(/^401 .*\/v1\/approvals/);
+  });
+});
