@@ -14,6 +14,7 @@ import approvalRoutes from './routes/approvals.js';
 import auditRoutes from './routes/audit.js';
 import eventRoutes from './routes/events.js';
 import batchCallRoutes from './routes/batch-calls.js';
+import categoryRoutes from './routes/categories.js';
 import healthRoutes from './routes/health.js';
 import mcpRoutes from './routes/mcp.js';
 import metricsRoutes from './routes/metrics.js';
@@ -90,6 +91,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(healthRoutes);
   await app.register(sessionRoutes);
   await app.register(toolRoutes);
+  await app.register(categoryRoutes);
   await app.register(toolCallRoutes);
   await app.register(batchCallRoutes);
   await app.register(mcpRoutes);

@@ -11,6 +11,8 @@ import { ApprovalService } from './core/policy/approvals.js';
 import { createPolicies } from './core/policy/policies.js';
 import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
+import { ToolSwitches } from './core/switches/tool-switches.js';
+import { ToolSwitchStore } from './store/tool-switches.js';
 import type { AnyTool } from './core/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
@@ -41,6 +43,8 @@ export interface Services extends ToolServices {
   readonly audit: AuditStore;
   readonly stats: StatsStore;
   readonly registry: ToolRegistry;
+  /** The operator's live enable/disable switches of tools and categories. */
+  readonly switches: ToolSwitches;
   readonly pipeline: Pipeline;
   readonly events: EventHub;
   readonly approvals: ApprovalService;
@@ -127,6 +131,7 @@ export async function createServices(
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
+  const switches = new ToolSwitches(new ToolSwitchStore(db));
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -155,6 +160,7 @@ export async function createServices(
     services: base,
     audit,
     events,
+    switches,
     logger,
     shutdownSignal: shutdown.signal,
     tracing,
@@ -206,6 +212,7 @@ export async function createServices(
     audit,
     stats,
     registry,
+    switches,
     pipeline,
     events,
     approvals,

@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: spec(401, 'permission_error'),
   ADMIN_REQUIRED: spec(403, 'permission_error'),
   PERMISSION_DENIED: spec(403, 'permission_error'),
+  TOOL_DISABLED: spec(403, 'permission_error'),
   PATH_OUTSIDE_WORKSPACE: spec(403, 'security_error'),
   RATE_LIMITED: spec(429, 'rate_limited'),
   APPROVAL_PENDING: spec(202, 'permission_error'),

@@ -7,12 +7,14 @@ import { mcpDeclaration } from '../core/formats/mcp.js';
 import type { Pipeline } from '../core/pipeline/pipeline.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { ToolRegistry } from '../core/registry.js';
+import type { ToolSwitches } from '../core/switches/tool-switches.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { runToolCall } from './call-result.js';
 
 export interface McpDeps {
   registry: ToolRegistry;
   pipeline: Pipeline;
+  switches: ToolSwitches;
   /** Shared across requests: the SDK otherwise builds a new Ajv for every server, most of a request's CPU. */
   jsonSchemaValidator: jsonSchemaValidator;
 }
@@ -25,7 +27,7 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   const server = new Server(
     { name: 'toolgate', version: '1.0.0' },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: true } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: deps.jsonSchemaValidator,
     },
@@ -33,7 +35,7 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: deps.registry
       .list()
-      .filter((entry) => toolAccess(session, entry).allowed)
+      .filter((entry) => deps.switches.isEnabled(entry.tool) && toolAccess(session, entry).allowed)
       .map(mcpDeclaration),
   }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>

@@ -7,6 +7,7 @@ import { idempotencyMigrations } from './idempotency.js';
 import { fileReadMigrations } from './file-reads.js';
 import { historyMigrations } from './history.js';
 import { todoMigrations } from './todos.js';
+import { toolSwitchMigrations } from './tool-switches.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   ...sessionMigrations,
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...fileReadMigrations,
   ...historyMigrations,
   ...todoMigrations,
+  ...toolSwitchMigrations,
 ];

@@ -85,14 +85,17 @@ export class StatsStore {
     };
     // iterate() streams rows so a large log is not materialised as objects all at once.
     const rows = this.db
-      .prepare(`SELECT tool, category, status, duration_ms FROM audit ${where}`)
+      .prepare(`SELECT tool, category, status, duration_ms, entry_point FROM audit ${where}`)
       .iterate(params) as IterableIterator<{
       tool: string;
       category: string | null;
       status: string;
       duration_ms: number;
+      entry_point: string;
     }>;
     for (const row of rows) {
+      // Operator actions (enable/disable) are audited but are not calls.
+      if (row.entry_point === 'admin') continue;
       totals.add(row.status, row.duration_ms);
       bucket(byTool, row.tool).add(row.status, row.duration_ms);
       bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms);

@@ -6,6 +6,8 @@ import type { EventHub } from '../events.js';
 import type { ToolRegistry } from '../registry.js';
 import type { AuditStore } from '../../store/audit.js';
 import { authorize } from './authorize.js';
+import { enabled } from './enabled.js';
+import type { ToolSwitches } from '../switches/tool-switches.js';
 import { asToolgateError, elapsed, record, statusOf } from './record.js';
 import { resolveTool } from './resolve-tool.js';
 import { runTool } from './run.js';
@@ -19,6 +21,8 @@ export interface PipelineDeps {
   services: ToolServices;
   audit: AuditStore;
   events: EventHub;
+  /** The operator's enable/disable switches, checked right after the tool is resolved. */
+  switches: ToolSwitches;
   logger: ToolLogger;
   shutdownSignal: AbortSignal;
   /** Policy middleware inserted between authorization and the timeout (rate limits, approvals, …). */
@@ -52,6 +56,7 @@ export class Pipeline {
     const steps: PipelineStep[] = [
       { name: 'record', middleware: record(deps.audit, deps.events, deps.logger) },
       { name: 'resolve', middleware: resolveTool(deps.registry) },
+      { name: 'enabled', middleware: enabled(deps.switches) },
       { name: 'validate', middleware: validate() },
       { name: 'authorize', middleware: authorize() },
       ...(deps.policies ?? []),
