@@ -22,6 +22,7 @@ import sessionRoutes from './routes/sessions.js';
 import statsRoutes from './routes/stats.js';
 import toolCallRoutes from './routes/tool-calls.js';
 import toolRoutes from './routes/tools.js';
+import validateCallRoutes from './routes/validate-call.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
 
 declare module 'fastify' {
@@ -93,6 +94,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(toolRoutes);
   await app.register(categoryRoutes);
   await app.register(toolCallRoutes);
+  await app.register(validateCallRoutes);
   await app.register(batchCallRoutes);
   await app.register(mcpRoutes);
   await app.register(approvalRoutes);

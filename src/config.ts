@@ -133,6 +133,11 @@ const PolicySchema = Type.Object(
     /** Failed authentications allowed per client IP per window, before that IP gets 429. */
     authFailuresPerWindow: Type.Integer({ minimum: 1, default: 50 }),
     authWindowSeconds: Type.Integer({ minimum: 1, default: 60 }),
+    /** Runs of a retryable tool that fails transiently (storage or runtime unavailable), first one included. */
+    retryAttempts: Type.Integer({ minimum: 1, maximum: 10, default: 3 }),
+    /** Wait before the first retry; doubled for each further one, up to retryMaxDelayMs. */
+    retryBaseDelayMs: Type.Integer({ minimum: 0, default: 100 }),
+    retryMaxDelayMs: Type.Integer({ minimum: 0, default: 2000 }),
   },
   { additionalProperties: false },
 );

@@ -148,7 +148,10 @@ export async function createServices(
     history,
     fileLocks: new KeyedLock(),
     codeIndex: new CodeIndex(),
-    callContext: (session, signal) => ({ workspace: new Workspace(runtimes.for(session), signal) }),
+    callContext: (session, signal) => {
+      const workspace = new Workspace(runtimes.for(session), signal);
+      return { workspace, ioUsage: () => workspace.ioUsage() };
+    },
   };
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });

@@ -57,6 +57,19 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
                 category: Type.String(),
                 version: Type.String(),
                 sessionId: Type.String(),
+                bytesRead: Type.Optional(Type.Integer({ description: 'Workspace bytes the call read' })),
+                bytesWritten: Type.Optional(Type.Integer({ description: 'Workspace bytes the call wrote' })),
+                filesAccessed: Type.Optional(
+                  Type.Integer({ description: 'Distinct workspace paths the call named' }),
+                ),
+                attempts: Type.Optional(
+                  Type.Integer({ description: 'Runs of a retryable tool, when it was retried' }),
+                ),
+                duplicate: Type.Optional(
+                  Type.Boolean({
+                    description: 'Answered from an identical earlier call of the batch or turn',
+                  }),
+                ),
               }),
             }),
             202: PendingCallSchema,

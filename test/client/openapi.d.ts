@@ -792,6 +792,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tools/{name}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a tool call (schema, permissions) without running it
+         * @description Answers 200 with the input as the tool would get it (defaults applied), or the error envelope the call would get (400 with every bad field, 403, 404). Nothing runs, nothing is audited, no rate budget is spent.
+         */
+        post: operations["validateToolCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/calls": {
         parameters: {
             query?: never;
@@ -2313,6 +2333,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -2521,6 +2551,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -2720,6 +2760,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -2927,6 +2977,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -3176,6 +3236,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -3338,6 +3408,11 @@ export interface operations {
                     content: string;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -3357,6 +3432,8 @@ export interface operations {
                             bytesWritten: number;
                             /** @description True when the file did not exist before */
                             created: boolean;
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -3364,6 +3441,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -3578,6 +3665,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -3795,6 +3892,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -3994,6 +4101,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -4159,6 +4276,11 @@ export interface operations {
                     recursive?: boolean;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4178,6 +4300,8 @@ export interface operations {
                             deleted: boolean;
                             /** @enum {unknown} */
                             type: "file" | "directory" | "symlink" | "other";
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4185,6 +4309,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -4352,6 +4486,11 @@ export interface operations {
                     overwrite?: boolean;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4370,6 +4509,8 @@ export interface operations {
                             source: string;
                             destination: string;
                             overwritten: boolean;
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4377,6 +4518,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -4535,6 +4686,11 @@ export interface operations {
                 "application/json": {
                     /** @description Directory to create, relative to the workspace root */
                     path: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4553,6 +4709,8 @@ export interface operations {
                             path: string;
                             /** @description False when the directory already existed */
                             created: boolean;
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4560,6 +4718,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -4718,6 +4886,11 @@ export interface operations {
                 "application/json": {
                     /** @description A path the last change touched, relative to the workspace root */
                     path: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4746,6 +4919,8 @@ export interface operations {
                                  */
                                 action: "restored" | "removed" | "moved_back";
                             }[];
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4753,6 +4928,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -5012,6 +5197,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -5234,6 +5429,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -5444,6 +5649,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -5637,6 +5852,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -5844,6 +6069,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -6050,6 +6285,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -6235,6 +6480,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -6438,6 +6693,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -6674,6 +6939,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -6895,6 +7170,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -7138,6 +7423,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -7366,6 +7661,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -7587,6 +7892,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -7804,6 +8119,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -8033,6 +8358,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -8239,6 +8574,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -8477,6 +8822,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -8687,6 +9042,16 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
                         };
                     };
                 };
@@ -8813,6 +9178,117 @@ export interface operations {
             };
             /** @description Every error response has this shape */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    validateToolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description The tool's input, as for a call */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        valid: true;
+                        tool: string;
+                        category: string;
+                        /** @description The input as the tool would get it, defaults applied */
+                        input: unknown;
+                        /** @description What the call needs (the session has them) */
+                        permissions: string[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9614,6 +10090,10 @@ export interface operations {
                             entryPoint: string;
                             /** @description Redacted: never file contents, patches, stdin or secrets */
                             inputSummary: string;
+                            /** @description Runs of the tool: more than 1 when a retryable tool was retried */
+                            attempts: number;
+                            /** @description Answered from an identical earlier call of the same batch or turn, without running */
+                            duplicate: boolean;
                         }[];
                         nextCursor: string | null;
                     };

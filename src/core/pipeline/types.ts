@@ -37,6 +37,10 @@ export interface CallState {
   headers: Record<string, string>;
   /** Set by the timeout middleware: aborts on timeout, client disconnect or shutdown. */
   signal?: AbortSignal;
+  /** Runs of the tool so far (set by the retry step; audited). */
+  attempts?: number;
+  /** Answered from an identical earlier call of its batch or turn (set by the duplicate step; audited). */
+  duplicate?: boolean;
 }
 
 export interface CallMetadata {
