@@ -138,6 +138,8 @@ const PolicySchema = Type.Object(
     /** Wait before the first retry; doubled for each further one, up to retryMaxDelayMs. */
     retryBaseDelayMs: Type.Integer({ minimum: 0, default: 100 }),
     retryMaxDelayMs: Type.Integer({ minimum: 0, default: 2000 }),
+    /** How long a quiet turn (X-Toolgate-Turn) is remembered for duplicate detection. */
+    turnTtlSeconds: Type.Integer({ minimum: 1, default: 900 }),
   },
   { additionalProperties: false },
 );

@@ -13,6 +13,7 @@ import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
 import { ToolSwitches } from './core/switches/tool-switches.js';
 import { ToolSwitchStore } from './store/tool-switches.js';
+import { TurnMemory } from './core/turns/turn-memory.js';
 import type { AnyTool } from './core/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
@@ -45,6 +46,8 @@ export interface Services extends ToolServices {
   readonly registry: ToolRegistry;
   /** The operator's live enable/disable switches of tools and categories. */
   readonly switches: ToolSwitches;
+  /** What each batch or X-Toolgate-Turn already called (duplicate detection). */
+  readonly turns: TurnMemory;
   readonly pipeline: Pipeline;
   readonly events: EventHub;
   readonly approvals: ApprovalService;
@@ -132,6 +135,7 @@ export async function createServices(
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
   const switches = new ToolSwitches(new ToolSwitchStore(db));
+  const turns = new TurnMemory(config.policy.turnTtlSeconds * 1000);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -164,6 +168,7 @@ export async function createServices(
     audit,
     events,
     switches,
+    turns,
     logger,
     shutdownSignal: shutdown.signal,
     tracing,
@@ -216,6 +221,7 @@ export async function createServices(
     stats,
     registry,
     switches,
+    turns,
     pipeline,
     events,
     approvals,

@@ -53,6 +53,7 @@ export const ERROR_CODES = {
   FILE_CHANGED_SINCE_READ: spec(409, 'user_error'),
   FILE_NOT_READ: spec(409, 'user_error'),
   EDIT_AMBIGUOUS: spec(409, 'user_error'),
+  DUPLICATE_CALL: spec(409, 'user_error'),
   IDEMPOTENCY_KEY_REUSED: spec(422, 'user_error'),
   FILE_TOO_LARGE: spec(413, 'user_error'),
   NOT_A_FILE: spec(422, 'user_error'),

@@ -23,6 +23,8 @@ const INSTRUCTIONS =
   'toolgate gives you a sandboxed workspace (a directory of files) and tools to read, search, edit and ' +
   'run commands in it. Paths are relative to the workspace root. Failed calls explain what to change.';
 
+const turnHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
+
 export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   const server = new Server(
     { name: 'toolgate', version: '1.0.0' },
@@ -39,7 +41,14 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
       .map(mcpDeclaration),
   }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    runToolCall(deps.pipeline, session, request.params.name, request.params.arguments ?? {}, extra.signal),
+    runToolCall(
+      deps.pipeline,
+      session,
+      request.params.name,
+      request.params.arguments ?? {},
+      extra.signal,
+      turnHeader(extra.requestInfo?.headers['x-toolgate-turn']),
+    ),
   );
   return server;
 }

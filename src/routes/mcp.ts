@@ -6,7 +6,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../core/errors.js';
-import { clientGone } from '../http/call-response.js';
+import { clientGone, turnOf } from '../http/call-response.js';
 import { openEventStream, wantsEventStream, type EventStream } from '../http/sse.js';
 import { fastToolCall, runFastToolCall } from '../mcp/fast-call.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -62,7 +62,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const session = sessionOf(request);
       const fast = fastToolCall(request.headers, request.body);
       if (fast) {
-        const body = await runFastToolCall(pipeline, session, fast, clientGone(reply));
+        const body = await runFastToolCall(pipeline, session, fast, clientGone(reply), turnOf(request));
         return reply.code(200).type('application/json').send(JSON.stringify(body));
       }
       const server = createMcpServer({ registry, pipeline, switches, jsonSchemaValidator }, session);

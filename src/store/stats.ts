@@ -16,6 +16,8 @@ export interface StatsBucket {
   refused: number;
   /** Parked for approval (each approved call is counted again when it runs). */
   pending: number;
+  /** Answered from an identical earlier call of the same batch or turn (also counted as success). */
+  duplicates: number;
   meanMs: number;
   p50Ms: number;
   p95Ms: number;
@@ -40,9 +42,11 @@ class BucketBuilder {
   private error = 0;
   private refused = 0;
   private pending = 0;
+  private duplicates = 0;
 
-  add(status: string, durationMs: number): void {
+  add(status: string, durationMs: number, duplicate: boolean): void {
     this.durations.push(durationMs);
+    if (duplicate) this.duplicates++;
     if (status === 'success') this.success++;
     else if (status === 'refused') this.refused++;
     else if (status === 'pending') this.pending++;
@@ -59,6 +63,7 @@ class BucketBuilder {
       error: this.error,
       refused: this.refused,
       pending: this.pending,
+      duplicates: this.duplicates,
       meanMs: round(sorted.length ? sum / sorted.length : 0),
       p50Ms: round(percentile(sorted, 50)),
       p95Ms: round(percentile(sorted, 95)),
@@ -85,20 +90,22 @@ export class StatsStore {
     };
     // iterate() streams rows so a large log is not materialised as objects all at once.
     const rows = this.db
-      .prepare(`SELECT tool, category, status, duration_ms, entry_point FROM audit ${where}`)
+      .prepare(`SELECT tool, category, status, duration_ms, entry_point, duplicate FROM audit ${where}`)
       .iterate(params) as IterableIterator<{
       tool: string;
       category: string | null;
       status: string;
       duration_ms: number;
       entry_point: string;
+      duplicate: number;
     }>;
     for (const row of rows) {
       // Operator actions (enable/disable) are audited but are not calls.
       if (row.entry_point === 'admin') continue;
-      totals.add(row.status, row.duration_ms);
-      bucket(byTool, row.tool).add(row.status, row.duration_ms);
-      bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms);
+      const duplicate = row.duplicate === 1;
+      totals.add(row.status, row.duration_ms, duplicate);
+      bucket(byTool, row.tool).add(row.status, row.duration_ms, duplicate);
+      bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms, duplicate);
     }
     const built = (map: Map<string, BucketBuilder>) =>
       Object.fromEntries(

@@ -2343,6 +2343,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -2561,6 +2564,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -2770,6 +2776,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -2987,6 +2996,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3246,6 +3258,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3451,6 +3466,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3675,6 +3693,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3902,6 +3923,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4111,6 +4135,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4319,6 +4346,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4528,6 +4558,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4728,6 +4761,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4938,6 +4974,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5207,6 +5246,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5439,6 +5481,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5659,6 +5704,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5862,6 +5910,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6079,6 +6130,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6295,6 +6349,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6490,6 +6547,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6703,6 +6763,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6949,6 +7012,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7180,6 +7246,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7433,6 +7502,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7671,6 +7743,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7902,6 +7977,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8129,6 +8207,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8368,6 +8449,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8584,6 +8668,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8832,6 +8919,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -9052,6 +9142,9 @@ export interface operations {
                             attempts?: number;
                             /** @description Answered from an identical earlier call of the batch or turn */
                             duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -9373,6 +9466,12 @@ export interface operations {
                             };
                             /** @description The result as text for a model */
                             text: string;
+                            /**
+                             * @description Answered from an identical earlier call of this batch or turn
+                             * @enum {boolean}
+                             */
+                            duplicate?: true;
+                            hint?: string;
                         }[];
                     } | {
                         messages: {
@@ -10200,6 +10299,8 @@ export interface operations {
                             error: number;
                             refused: number;
                             pending: number;
+                            /** @description Calls answered from an identical call of the same batch or turn */
+                            duplicates: number;
                             meanMs: number;
                             p50Ms: number;
                             p95Ms: number;
@@ -10211,6 +10312,8 @@ export interface operations {
                                 error: number;
                                 refused: number;
                                 pending: number;
+                                /** @description Calls answered from an identical call of the same batch or turn */
+                                duplicates: number;
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;
@@ -10223,6 +10326,8 @@ export interface operations {
                                 error: number;
                                 refused: number;
                                 pending: number;
+                                /** @description Calls answered from an identical call of the same batch or turn */
+                                duplicates: number;
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;

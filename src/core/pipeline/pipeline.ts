@@ -7,7 +7,9 @@ import type { EventHub } from '../events.js';
 import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { AuditStore } from '../../store/audit.js';
 import { authorize } from './authorize.js';
+import { duplicate } from './duplicate.js';
 import { enabled } from './enabled.js';
+import type { TurnMemory } from '../turns/turn-memory.js';
 import type { ToolSwitches } from '../switches/tool-switches.js';
 import { asToolgateError, elapsed, record, statusOf } from './record.js';
 import { resolveTool } from './resolve-tool.js';
@@ -25,6 +27,8 @@ export interface PipelineDeps {
   events: EventHub;
   /** The operator's enable/disable switches, checked right after the tool is resolved. */
   switches: ToolSwitches;
+  /** What each turn already called (duplicate detection). */
+  turns: TurnMemory;
   logger: ToolLogger;
   shutdownSignal: AbortSignal;
   /** Policy middleware inserted between authorization and the timeout (rate limits, approvals, …). */
@@ -72,6 +76,7 @@ export class Pipeline {
     const steps: PipelineStep[] = [
       { name: 'record', middleware: record(deps.audit, deps.events, deps.logger) },
       ...checks,
+      { name: 'duplicate', middleware: duplicate(deps.turns) },
       ...(deps.policies ?? []),
       {
         name: 'timeout',

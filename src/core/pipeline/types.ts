@@ -24,6 +24,8 @@ export interface CallRequest {
   idempotencyKey?: string;
   /** Set when an operator approved this call: the approval middleware lets it through. */
   approved?: boolean;
+  /** The turn this call belongs to (one batch, or the caller's X-Toolgate-Turn): repeats are detected in it. */
+  turn?: string;
 }
 
 /** Mutable state of one call, filled in by the middleware as it passes. */
