@@ -172,6 +172,8 @@ export interface Config {
   readonly apiKey: string | undefined;
   readonly sandbox: SandboxMode;
   readonly pluginsDir: string | undefined;
+  /** Tool folders (definition.json + an entry program), run inside the session runtime's sandbox. */
+  readonly toolsDir: string | undefined;
   readonly logLevel: LogLevel;
   /** pretty: readable lines (pino-pretty); json: one JSON object a line; auto: pretty on a terminal. */
   readonly logFormat: 'auto' | 'json' | 'pretty';
@@ -272,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     apiKey: env.TOOLGATE_API_KEY || undefined,
     sandbox,
     pluginsDir: env.TOOLGATE_PLUGINS_DIR ? path.resolve(env.TOOLGATE_PLUGINS_DIR) : undefined,
+    toolsDir: env.TOOLGATE_TOOLS_DIR ? path.resolve(env.TOOLGATE_TOOLS_DIR) : undefined,
     logLevel,
     logFormat,
     redisUrl: env.REDIS_URL || undefined,

@@ -7,6 +7,7 @@ import type { ToolLogger, ToolServices } from './core/context.js';
 import { EventHub } from './core/events.js';
 import { Pipeline } from './core/pipeline/pipeline.js';
 import { loadPluginTools } from './core/plugins.js';
+import { loadToolFolders } from './sources/folder/load.js';
 import { ApprovalService } from './core/policy/approvals.js';
 import { createPolicies } from './core/policy/policies.js';
 import type { RateLimitStore } from './core/policy/rate-limit-store.js';
@@ -81,8 +82,10 @@ export async function createServices(
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
+  const toolFolders = config.toolsDir ? await loadToolFolders(config.toolsDir) : [];
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
+    readOnlyPaths: toolFolders.map(({ folder }) => folder),
     idleMs: config.runtime.idleSeconds * 1000,
     hangMs: config.runtime.hangSeconds * 1000,
     quotaBytes: config.limits.workspaceMaxBytes,
@@ -99,6 +102,9 @@ export async function createServices(
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? BUILTIN_TOOLS)
     registry.add(gateOnSandbox(tool, runner.status), 'builtin');
+  for (const { folder, tool } of toolFolders) {
+    registry.add(gateOnSandbox(tool, runner.status), `folder ${path.basename(folder)}`);
+  }
   if (config.pluginsDir) {
     for (const { file, tools } of await loadPluginTools(config.pluginsDir)) {
       for (const tool of tools) registry.add(gateOnSandbox(tool, runner.status), `plugin ${file}`);

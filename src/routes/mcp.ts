@@ -102,6 +102,8 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
     if (!wantsEventStream(request)) return notAllowed(request);
     sessionOf(request);
     const stream = openEventStream(reply);
+    // Sends the headers now: the client's GET completes and it knows the stream is open.
+    stream.comment('tools/list_changed notifications');
     const unsubscribe = switches.onChange(() => stream.sendJson('message', LIST_CHANGED));
     open.add(stream);
     stream.onClose(() => {

@@ -19,6 +19,8 @@ export interface RuntimeEvents {
 export interface RuntimeOptions {
   /** Workspace quota in bytes (0: none). */
   readonly quotaBytes: number;
+  /** Host directories the sandbox shows read-only at the same path (tool folders, MCP server packages). */
+  readonly readOnlyPaths?: readonly string[];
   readonly idleMs: number;
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
   readonly hangMs: number;
@@ -88,6 +90,7 @@ export class SessionRuntime {
       workspaceRoot: this.workspaceRoot,
       network: this.network,
       quotaBytes: this.options.quotaBytes,
+      readOnlyPaths: this.options.readOnlyPaths ?? [],
     });
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {

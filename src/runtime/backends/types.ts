@@ -9,6 +9,8 @@ export interface RuntimeStart {
   readonly network: boolean;
   /** Workspace quota in bytes (0: none), which the runtime holds commands to. */
   readonly quotaBytes: number;
+  /** Host directories to show read-only inside, at the same path (unisolated: visible anyway). */
+  readonly readOnlyPaths: readonly string[];
 }
 
 export interface RuntimeBackend {
