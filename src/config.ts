@@ -144,6 +144,46 @@ const PolicySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Behaviour an operator declares for an MCP server's tool, replacing what its annotations say. */
+const McpToolOverrideSchema = Type.Object(
+  {
+    capabilities: Type.Object(
+      {
+        readsFiles: Type.Optional(Type.Boolean()),
+        writesFiles: Type.Optional(Type.Boolean()),
+        executesCommands: Type.Optional(Type.Boolean()),
+        network: Type.Optional(Type.Boolean()),
+        idempotent: Type.Optional(Type.Boolean()),
+        destructive: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** An MCP server whose tools become toolgate tools; started per session inside its runtime (stdio). */
+const McpServerSchema = Type.Object(
+  {
+    /** "node" means the Node.js binary the runtime itself runs on. */
+    command: Type.String({ minLength: 1 }),
+    /** `${WORKSPACE}` in an argument or env value is the workspace directory as the server sees it. */
+    args: Type.Array(Type.String(), { default: [] }),
+    env: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String(), { default: {} }),
+    /** Host directories the server needs (its package, its node_modules), shown read-only in the sandbox. */
+    readOnlyPaths: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    tools: Type.Record(Type.String(), McpToolOverrideSchema, { default: {} }),
+    callTimeoutMs: Type.Integer({ minimum: 1, maximum: 600_000, default: 60_000 }),
+  },
+  { additionalProperties: false },
+);
+export type McpServerConfig = Static<typeof McpServerSchema>;
+/** As written in the file: everything but the command may be left out (defaults above). */
+const McpServerFileSchema = Type.Intersect([
+  Type.Partial(McpServerSchema, { additionalProperties: false }),
+  Type.Object({ command: Type.String({ minLength: 1 }) }),
+]);
+
 export const ConfigFileSchema = Type.Object(
   {
     profiles: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ProfileSchema)),
@@ -156,6 +196,9 @@ export const ConfigFileSchema = Type.Object(
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
+    mcpServers: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}$' }), McpServerFileSchema),
+    ),
   },
   { additionalProperties: false },
 );
@@ -184,6 +227,8 @@ export interface Config {
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
   readonly runtime: Readonly<Static<typeof RuntimeSchema>>;
+  /** MCP servers whose tools are offered as `<server>__<tool>`. */
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
@@ -303,6 +348,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
     telemetry: telemetryConfig(env),
+    mcpServers: Object.fromEntries(
+      Object.entries(file.mcpServers ?? {}).map(([name, server]) => [
+        name,
+        {
+          ...(Value.Default(McpServerSchema, { ...server }) as McpServerConfig),
+          readOnlyPaths: (server.readOnlyPaths ?? []).map((dir) => path.resolve(dir)),
+        },
+      ]),
+    ),
   };
   return deepFreeze(config);
 }

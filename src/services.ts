@@ -8,6 +8,8 @@ import { EventHub } from './core/events.js';
 import { Pipeline } from './core/pipeline/pipeline.js';
 import { loadPluginTools } from './core/plugins.js';
 import { loadToolFolders } from './sources/folder/load.js';
+import { discoverMcpTools } from './sources/mcp/discover.js';
+import { McpSessionClients } from './sources/mcp/session-clients.js';
 import { ApprovalService } from './core/policy/approvals.js';
 import { createPolicies } from './core/policy/policies.js';
 import type { RateLimitStore } from './core/policy/rate-limit-store.js';
@@ -85,7 +87,10 @@ export async function createServices(
   const toolFolders = config.toolsDir ? await loadToolFolders(config.toolsDir) : [];
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
-    readOnlyPaths: toolFolders.map(({ folder }) => folder),
+    readOnlyPaths: [
+      ...toolFolders.map(({ folder }) => folder),
+      ...Object.values(config.mcpServers).flatMap((server) => server.readOnlyPaths),
+    ],
     idleMs: config.runtime.idleSeconds * 1000,
     hangMs: config.runtime.hangSeconds * 1000,
     quotaBytes: config.limits.workspaceMaxBytes,
@@ -104,6 +109,15 @@ export async function createServices(
     registry.add(gateOnSandbox(tool, runner.status), 'builtin');
   for (const { folder, tool } of toolFolders) {
     registry.add(gateOnSandbox(tool, runner.status), `folder ${path.basename(folder)}`);
+  }
+  const mcpClients = new McpSessionClients(config.mcpServers, logger);
+  for (const { server, tools } of await discoverMcpTools(config, {
+    runtimes,
+    workspaces,
+    clients: mcpClients,
+    logger,
+  })) {
+    for (const tool of tools) registry.add(gateOnSandbox(tool, runner.status), `mcp ${server}`);
   }
   if (config.pluginsDir) {
     for (const { file, tools } of await loadPluginTools(config.pluginsDir)) {
@@ -194,6 +208,7 @@ export async function createServices(
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);
     await jobs.killSession(id);
+    await mcpClients.closeSession(id);
     await history.removeSession(id);
     // Emptied from inside the runtime, then the runtime is stopped: only then is the (now empty, and
     // with no process of the session left to swap anything in it) directory removed.
@@ -241,6 +256,7 @@ export async function createServices(
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));
       await jobs.close();
+      await mcpClients.close();
       await runtimes.close();
       for (const { tool } of registry.list()) await tool.shutdown?.();
       await base.codeIndex.close();

@@ -62,6 +62,11 @@ export class SessionRuntime {
     private readonly events: RuntimeEvents,
   ) {}
 
+  /** The runtime's Node.js binary as its commands see it. */
+  get nodePath(): string {
+    return this.backend.nodePath;
+  }
+
   get isolated(): boolean {
     return this.backend.isolated;
   }

@@ -25,6 +25,7 @@ export function bwrapRuntimeBackend(
     name: 'bwrap',
     isolated: true,
     detail,
+    nodePath: NODE,
     start(request: RuntimeStart) {
       const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true, request.quotaBytes);
       const args = namespaceArgs(layout, request.workspaceRoot, env, { network: request.network });

@@ -18,6 +18,8 @@ export interface RuntimeBackend {
   /** True only when the runtime (and so every tool and command) cannot see past the workspace. */
   readonly isolated: boolean;
   readonly detail: string;
+  /** Where the runtime's own Node.js binary is, as its commands see it (MCP servers run on it). */
+  readonly nodePath: string;
   start(request: RuntimeStart): ChildProcess;
   /** Host pid of a process the runtime started, from the pid the runtime sees (they differ in a pid namespace). */
   hostPid(runtime: ChildProcess, innerRuntimePid: number, innerPid: number): number | undefined;
