@@ -162,11 +162,15 @@ const McpToolOverrideSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** An MCP server whose tools become toolgate tools; started per session inside its runtime (stdio). */
+/**
+ * An MCP server whose tools become toolgate tools: a stdio `command`, started per session inside its
+ * runtime, or a Streamable HTTP `url` on a host listed in `mcpAllowedHosts`, shared by all sessions.
+ */
 const McpServerSchema = Type.Object(
   {
     /** "node" means the Node.js binary the runtime itself runs on. */
-    command: Type.String({ minLength: 1 }),
+    command: Type.Optional(Type.String({ minLength: 1 })),
+    url: Type.Optional(Type.String({ pattern: '^https?://' })),
     /** `${WORKSPACE}` in an argument or env value is the workspace directory as the server sees it. */
     args: Type.Array(Type.String(), { default: [] }),
     env: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String(), { default: {} }),
@@ -179,10 +183,7 @@ const McpServerSchema = Type.Object(
 );
 export type McpServerConfig = Static<typeof McpServerSchema>;
 /** As written in the file: everything but the command may be left out (defaults above). */
-const McpServerFileSchema = Type.Intersect([
-  Type.Partial(McpServerSchema, { additionalProperties: false }),
-  Type.Object({ command: Type.String({ minLength: 1 }) }),
-]);
+const McpServerFileSchema = Type.Partial(McpServerSchema, { additionalProperties: false });
 
 export const ConfigFileSchema = Type.Object(
   {
@@ -196,6 +197,8 @@ export const ConfigFileSchema = Type.Object(
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
+    /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
+    mcpAllowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     mcpServers: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}$' }), McpServerFileSchema),
     ),
@@ -358,7 +361,29 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ]),
     ),
   };
+  checkMcpServers(config.mcpServers, file.mcpAllowedHosts ?? []);
   return deepFreeze(config);
+}
+
+/** Each MCP server has a command or a URL, and a URL only on an allowed host. */
+function checkMcpServers(servers: Record<string, McpServerConfig>, allowedHosts: string[]): void {
+  for (const [name, server] of Object.entries(servers)) {
+    if ((server.command === undefined) === (server.url === undefined)) {
+      throw new ConfigError(`mcpServers.${name}: give exactly one of "command" (stdio) or "url"`);
+    }
+    if (server.url === undefined) continue;
+    let host: string;
+    try {
+      host = new URL(server.url).hostname;
+    } catch {
+      throw new ConfigError(`mcpServers.${name}.url: not a valid URL`);
+    }
+    if (!allowedHosts.includes(host)) {
+      throw new ConfigError(
+        `mcpServers.${name}.url: host ${host} is not in mcpAllowedHosts (${allowedHosts.join(', ') || 'empty'})`,
+      );
+    }
+  }
 }
 
 /**

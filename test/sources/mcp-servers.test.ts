@@ -1,8 +1,14 @@
 // MCP servers as tool sources: @modelcontextprotocol/server-memory from node_modules, run by the
 // runtime's own node inside each session's sandbox (its node_modules bound read-only). Its tools appear
 // as memory__<tool> in category "memory" and every call goes through the pipeline: permissions, rate
-// limits, audit; each session has its own server process working in its own workspace.
+// limits, audit; each session has its own server process working in its own workspace. A Streamable
+// HTTP server on an allowed loopback host is reached from the service.
+import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
@@ -79,5 +85,62 @@ describe('MCP server as a tool source', () => {
     expect(third.status).toBe(429);
     const bad = await t.call(limited, 'memory__search_nodes', {});
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('a Streamable HTTP MCP server on an allowed host', () => {
+  let remote: Server;
+  let url: string;
+  beforeAll(async () => {
+    // A stateless MCP server on loopback: a fresh server and transport per request.
+    remote = createServer(async (req, res) => {
+      const server = new McpServer({ name: 'remote', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: [
+          {
+            name: 'echo',
+            description: 'Echo a text back',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+            annotations: { readOnlyHint: true },
+          },
+        ],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+        content: [{ type: 'text', text: `echo: ${String(request.params.arguments?.text)}` }],
+      }));
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      res.on('close', () => void transport.close().then(() => server.close()));
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/mcp`;
+  });
+  afterAll(() => new Promise((resolve) => remote.close(resolve)));
+
+  it('offers its tools through the pipeline', async () => {
+    const t = await startApp({
+      TOOLGATE_CONFIG: writeConfigFile({ mcpAllowedHosts: ['127.0.0.1'], mcpServers: { remote: { url } } }),
+    });
+    try {
+      const session = await t.createSession({ profile: 'read-only' });
+      const res = await t.call(session, 'remote__echo', { text: 'hi' });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ content: [{ type: 'text', text: 'echo: hi' }] });
+      expect((await t.call(session, 'remote__echo', {})).body.error.code).toBe('VALIDATION_FAILED');
+      const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${session.id}`));
+      expect(audit.body.entries.map((e: { category: string }) => e.category)).toEqual(['remote', 'remote']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a URL whose host is not allowed, naming the server', async () => {
+    await expect(
+      startApp({ TOOLGATE_CONFIG: writeConfigFile({ mcpServers: { remote: { url } } }) }),
+    ).rejects.toThrow(/mcpServers\.remote\.url: host 127\.0\.0\.1 is not in mcpAllowedHosts/);
   });
 });

@@ -1,6 +1,7 @@
 // Starts a configured MCP server inside a session's runtime (so it sees only that workspace, under the
 // session's sandbox and limits) and connects the SDK's Client to it over the process's stdio.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig } from '../../config.js';
 import type { ToolLogger } from '../../core/context.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
@@ -19,10 +20,17 @@ const shellWord = (value: string) =>
     .map((part) => `'${part.replace(/'/g, `'\\''`)}'`)
     .join('"$PWD"');
 
-export function serverCommandLine(server: McpServerConfig, nodePath: string): string {
+export function serverCommandLine(server: McpServerConfig & { command: string }, nodePath: string): string {
   const env = Object.entries(server.env).map(([name, value]) => `export ${name}=${shellWord(value)}; `);
   const command = server.command === 'node' ? nodePath : server.command;
   return `${env.join('')}exec ${[command, ...server.args].map(shellWord).join(' ')}`;
+}
+
+/** A Streamable HTTP server (`url`), reached from the service on an allowed host. */
+export async function connectUrlServer(server: McpServerConfig): Promise<Client> {
+  const client = new Client({ name: 'toolgate', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url!)));
+  return client;
 }
 
 export async function connectServer(
@@ -31,8 +39,9 @@ export async function connectServer(
   runtime: SessionRuntime,
   logger: ToolLogger,
 ): Promise<Client> {
+  if (server.command === undefined) throw new Error(`MCP server ${name} has no command`);
   const child = await runtime.spawn({
-    command: serverCommandLine(server, runtime.nodePath),
+    command: serverCommandLine({ ...server, command: server.command }, runtime.nodePath),
     cwd: '.',
     env: BASE_ENV,
     limits: effectiveLimits(SERVER_LIFETIME_MS),

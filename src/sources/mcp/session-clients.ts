@@ -1,11 +1,11 @@
-// The MCP server processes of live sessions: one per (session, server), started lazily by the first call
+// The MCP server processes of live sessions (and the connections to URL servers, shared by all): one per (session, server), started lazily by the first call
 // of one of its tools, reused by later calls, and gone with the session's runtime (its process dies with
 // the runtime; a closed connection is forgotten, so the next call starts a fresh one).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerConfig } from '../../config.js';
 import type { ToolLogger } from '../../core/context.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
-import { connectServer } from './server-process.js';
+import { connectServer, connectUrlServer } from './server-process.js';
 
 export class McpSessionClients {
   private readonly clients = new Map<string, Promise<Client>>();
@@ -17,10 +17,15 @@ export class McpSessionClients {
 
   /** The connected client of `server` in this runtime's session, started if needed. */
   client(server: string, runtime: SessionRuntime): Promise<Client> {
-    const key = `${runtime.sessionId}\0${server}`;
+    const config = this.servers[server];
+    // A URL server is one remote service: one connection for every session.
+    const key = config.url !== undefined ? `\0url\0${server}` : `${runtime.sessionId}\0${server}`;
     let client = this.clients.get(key);
     if (!client) {
-      client = connectServer(server, this.servers[server], runtime, this.logger);
+      client =
+        config.url !== undefined
+          ? connectUrlServer(config)
+          : connectServer(server, config, runtime, this.logger);
       this.clients.set(key, client);
       client.then(
         (connected) => {
