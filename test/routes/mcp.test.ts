@@ -57,7 +57,12 @@ describe('MCP endpoint', () => {
     })) as CallToolResult;
     expect(write.isError).toBeFalsy();
     expect(text(write)).toBe('Created docs/a.md (9 bytes)');
-    expect(write.structuredContent).toEqual({ path: 'docs/a.md', bytesWritten: 9, created: true, dryRun: false });
+    expect(write.structuredContent).toEqual({
+      path: 'docs/a.md',
+      bytesWritten: 9,
+      created: true,
+      dryRun: false,
+    });
 
     const read = (await client.callTool({
       name: 'read_file',

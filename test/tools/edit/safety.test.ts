@@ -199,7 +199,12 @@ describe('history and undo_edit', () => {
       destination: 'm/dst.txt',
       overwrite: true,
     });
-    expect(moved.body.data).toEqual({ source: 'm/src.txt', destination: 'm/dst.txt', overwritten: true, dryRun: false });
+    expect(moved.body.data).toEqual({
+      source: 'm/src.txt',
+      destination: 'm/dst.txt',
+      overwritten: true,
+      dryRun: false,
+    });
     expect(s.text('m/dst.txt')).toBe('source');
     const undo = await s.call('undo_edit', { path: 'm/dst.txt' });
     expect(undo.status).toBe(200);
