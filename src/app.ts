@@ -15,6 +15,7 @@ import approvalRoutes from './routes/approvals.js';
 import auditRoutes from './routes/audit.js';
 import eventRoutes from './routes/events.js';
 import batchCallRoutes from './routes/batch-calls.js';
+import categoryRoutes from './routes/categories.js';
 import healthRoutes from './routes/health.js';
 import mcpRoutes from './routes/mcp.js';
 import metricsRoutes from './routes/metrics.js';
@@ -26,6 +27,7 @@ import toolRoutes from './routes/tools.js';
 import checkpointRoutes from './routes/checkpoints.js';
 import changeRoutes from './routes/changes.js';
 import forkRoutes from './routes/fork.js';
+import validateCallRoutes from './routes/validate-call.js';
 import { createServices, type ServiceOptions, type Services } from './services.js';
 
 declare module 'fastify' {
@@ -95,7 +97,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(healthRoutes);
   await app.register(sessionRoutes);
   await app.register(toolRoutes);
+  await app.register(categoryRoutes);
   await app.register(toolCallRoutes);
+  await app.register(validateCallRoutes);
   await app.register(batchCallRoutes);
   await app.register(mcpRoutes);
   await app.register(approvalRoutes);

@@ -138,9 +138,57 @@ const PolicySchema = Type.Object(
     /** Failed authentications allowed per client IP per window, before that IP gets 429. */
     authFailuresPerWindow: Type.Integer({ minimum: 1, default: 50 }),
     authWindowSeconds: Type.Integer({ minimum: 1, default: 60 }),
+    /** Runs of a retryable tool that fails transiently (storage or runtime unavailable), first one included. */
+    retryAttempts: Type.Integer({ minimum: 1, maximum: 10, default: 3 }),
+    /** Wait before the first retry; doubled for each further one, up to retryMaxDelayMs. */
+    retryBaseDelayMs: Type.Integer({ minimum: 0, default: 100 }),
+    retryMaxDelayMs: Type.Integer({ minimum: 0, default: 2000 }),
+    /** How long a quiet turn (X-Toolgate-Turn) is remembered for duplicate detection. */
+    turnTtlSeconds: Type.Integer({ minimum: 1, default: 900 }),
   },
   { additionalProperties: false },
 );
+
+/** Behaviour an operator declares for an MCP server's tool, replacing what its annotations say. */
+const McpToolOverrideSchema = Type.Object(
+  {
+    capabilities: Type.Object(
+      {
+        readsFiles: Type.Optional(Type.Boolean()),
+        writesFiles: Type.Optional(Type.Boolean()),
+        executesCommands: Type.Optional(Type.Boolean()),
+        network: Type.Optional(Type.Boolean()),
+        idempotent: Type.Optional(Type.Boolean()),
+        destructive: Type.Optional(Type.Boolean()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * An MCP server whose tools become toolgate tools: a stdio `command`, started per session inside its
+ * runtime, or a Streamable HTTP `url` on a host listed in `mcpAllowedHosts`, shared by all sessions.
+ */
+const McpServerSchema = Type.Object(
+  {
+    /** "node" means the Node.js binary the runtime itself runs on. */
+    command: Type.Optional(Type.String({ minLength: 1 })),
+    url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** `${WORKSPACE}` in an argument or env value is the workspace directory as the server sees it. */
+    args: Type.Array(Type.String(), { default: [] }),
+    env: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String(), { default: {} }),
+    /** Host directories the server needs (its package, its node_modules), shown read-only in the sandbox. */
+    readOnlyPaths: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    tools: Type.Record(Type.String(), McpToolOverrideSchema, { default: {} }),
+    callTimeoutMs: Type.Integer({ minimum: 1, maximum: 600_000, default: 60_000 }),
+  },
+  { additionalProperties: false },
+);
+export type McpServerConfig = Static<typeof McpServerSchema>;
+/** As written in the file: everything but the command may be left out (defaults above). */
+const McpServerFileSchema = Type.Partial(McpServerSchema, { additionalProperties: false });
 
 export const ConfigFileSchema = Type.Object(
   {
@@ -154,6 +202,11 @@ export const ConfigFileSchema = Type.Object(
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
+    /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
+    mcpAllowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    mcpServers: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}$' }), McpServerFileSchema),
+    ),
   },
   { additionalProperties: false },
 );
@@ -170,6 +223,8 @@ export interface Config {
   readonly apiKey: string | undefined;
   readonly sandbox: SandboxMode;
   readonly pluginsDir: string | undefined;
+  /** Tool folders (definition.json + an entry program), run inside the session runtime's sandbox. */
+  readonly toolsDir: string | undefined;
   readonly logLevel: LogLevel;
   /** pretty: readable lines (pino-pretty); json: one JSON object a line; auto: pretty on a terminal. */
   readonly logFormat: 'auto' | 'json' | 'pretty';
@@ -180,6 +235,8 @@ export interface Config {
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
   readonly runtime: Readonly<Static<typeof RuntimeSchema>>;
+  /** MCP servers whose tools are offered as `<server>__<tool>`. */
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
@@ -270,6 +327,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     apiKey: env.TOOLGATE_API_KEY || undefined,
     sandbox,
     pluginsDir: env.TOOLGATE_PLUGINS_DIR ? path.resolve(env.TOOLGATE_PLUGINS_DIR) : undefined,
+    toolsDir: env.TOOLGATE_TOOLS_DIR ? path.resolve(env.TOOLGATE_TOOLS_DIR) : undefined,
     logLevel,
     logFormat,
     redisUrl: env.REDIS_URL || undefined,
@@ -298,8 +356,39 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
     telemetry: telemetryConfig(env),
+    mcpServers: Object.fromEntries(
+      Object.entries(file.mcpServers ?? {}).map(([name, server]) => [
+        name,
+        {
+          ...(Value.Default(McpServerSchema, { ...server }) as McpServerConfig),
+          readOnlyPaths: (server.readOnlyPaths ?? []).map((dir) => path.resolve(dir)),
+        },
+      ]),
+    ),
   };
+  checkMcpServers(config.mcpServers, file.mcpAllowedHosts ?? []);
   return deepFreeze(config);
+}
+
+/** Each MCP server has a command or a URL, and a URL only on an allowed host. */
+function checkMcpServers(servers: Record<string, McpServerConfig>, allowedHosts: string[]): void {
+  for (const [name, server] of Object.entries(servers)) {
+    if ((server.command === undefined) === (server.url === undefined)) {
+      throw new ConfigError(`mcpServers.${name}: give exactly one of "command" (stdio) or "url"`);
+    }
+    if (server.url === undefined) continue;
+    let host: string;
+    try {
+      host = new URL(server.url).hostname;
+    } catch {
+      throw new ConfigError(`mcpServers.${name}.url: not a valid URL`);
+    }
+    if (!allowedHosts.includes(host)) {
+      throw new ConfigError(
+        `mcpServers.${name}.url: host ${host} is not in mcpAllowedHosts (${allowedHosts.join(', ') || 'empty'})`,
+      );
+    }
+  }
 }
 
 /**

@@ -7,10 +7,16 @@ import type { ToolLogger, ToolServices } from './core/context.js';
 import { EventHub } from './core/events.js';
 import { Pipeline } from './core/pipeline/pipeline.js';
 import { loadPluginTools } from './core/plugins.js';
+import { loadToolFolders } from './sources/folder/load.js';
+import { discoverMcpTools } from './sources/mcp/discover.js';
+import { McpSessionClients } from './sources/mcp/session-clients.js';
 import { ApprovalService } from './core/policy/approvals.js';
 import { createPolicies } from './core/policy/policies.js';
 import type { RateLimitStore } from './core/policy/rate-limit-store.js';
 import { ToolRegistry } from './core/registry.js';
+import { ToolSwitches } from './core/switches/tool-switches.js';
+import { ToolSwitchStore } from './store/tool-switches.js';
+import { TurnMemory } from './core/turns/turn-memory.js';
 import type { AnyTool } from './core/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
@@ -43,6 +49,10 @@ export interface Services extends ToolServices {
   readonly audit: AuditStore;
   readonly stats: StatsStore;
   readonly registry: ToolRegistry;
+  /** The operator's live enable/disable switches of tools and categories. */
+  readonly switches: ToolSwitches;
+  /** What each batch or X-Toolgate-Turn already called (duplicate detection). */
+  readonly turns: TurnMemory;
   readonly pipeline: Pipeline;
   readonly events: EventHub;
   readonly approvals: ApprovalService;
@@ -76,8 +86,13 @@ export async function createServices(
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
+  const toolFolders = config.toolsDir ? await loadToolFolders(config.toolsDir) : [];
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
+    readOnlyPaths: [
+      ...toolFolders.map(({ folder }) => folder),
+      ...Object.values(config.mcpServers).flatMap((server) => server.readOnlyPaths),
+    ],
     idleMs: config.runtime.idleSeconds * 1000,
     hangMs: config.runtime.hangSeconds * 1000,
     quotaBytes: config.limits.workspaceMaxBytes,
@@ -94,6 +109,18 @@ export async function createServices(
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? BUILTIN_TOOLS)
     registry.add(gateOnSandbox(tool, runner.status), 'builtin');
+  for (const { folder, tool } of toolFolders) {
+    registry.add(gateOnSandbox(tool, runner.status), `folder ${path.basename(folder)}`);
+  }
+  const mcpClients = new McpSessionClients(config.mcpServers, logger);
+  for (const { server, tools } of await discoverMcpTools(config, {
+    runtimes,
+    workspaces,
+    clients: mcpClients,
+    logger,
+  })) {
+    for (const tool of tools) registry.add(gateOnSandbox(tool, runner.status), `mcp ${server}`);
+  }
   if (config.pluginsDir) {
     for (const { file, tools } of await loadPluginTools(config.pluginsDir)) {
       for (const tool of tools) registry.add(gateOnSandbox(tool, runner.status), `plugin ${file}`);
@@ -129,6 +156,8 @@ export async function createServices(
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
+  const switches = new ToolSwitches(new ToolSwitchStore(db));
+  const turns = new TurnMemory(config.policy.turnTtlSeconds * 1000);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -155,7 +184,10 @@ export async function createServices(
     fileLocks,
     snapshots,
     codeIndex: new CodeIndex(),
-    callContext: (session, signal) => ({ workspace: new Workspace(runtimes.for(session), signal) }),
+    callContext: (session, signal) => {
+      const workspace = new Workspace(runtimes.for(session), signal);
+      return { workspace, ioUsage: () => workspace.ioUsage() };
+    },
   };
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
@@ -167,6 +199,8 @@ export async function createServices(
     services: base,
     audit,
     events,
+    switches,
+    turns,
     logger,
     shutdownSignal: shutdown.signal,
     tracing,
@@ -186,6 +220,7 @@ export async function createServices(
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);
     await jobs.killSession(id);
+    await mcpClients.closeSession(id);
     await history.removeSession(id);
     await snapshots.removeSession(id);
     // Emptied from inside the runtime, then the runtime is stopped: only then is the (now empty, and
@@ -219,6 +254,8 @@ export async function createServices(
     audit,
     stats,
     registry,
+    switches,
+    turns,
     pipeline,
     events,
     approvals,
@@ -232,6 +269,7 @@ export async function createServices(
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));
       await jobs.close();
+      await mcpClients.close();
       await runtimes.close();
       for (const { tool } of registry.list()) await tool.shutdown?.();
       await base.codeIndex.close();

@@ -27,6 +27,14 @@ export interface ToolServices {
   readonly db: Db;
 }
 
+/** What one call read and wrote of its workspace, reported in the result's metadata. */
+export interface IoUsage {
+  bytesRead: number;
+  bytesWritten: number;
+  /** Distinct workspace paths the call's operations named. */
+  filesAccessed: number;
+}
+
 export interface ToolContext {
   readonly callId: string;
   readonly session: SessionRecord;
@@ -36,6 +44,8 @@ export interface ToolContext {
   readonly limits: Config['limits'];
   readonly services: ToolServices;
   emit(chunk: OutputChunk): void;
+  /** The call's I/O so far; given by the layer that owns the workspace. */
+  ioUsage?(): IoUsage;
 }
 
 /** How the pipeline's last step gets the parts of a call's context that the layers above core provide. */

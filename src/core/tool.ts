@@ -29,6 +29,10 @@ export interface ToolSpec<I extends TSchema, O extends TSchema> {
   output?: O;
   /** Valid inputs, shown in docs and in validation errors so a model can correct its call. */
   examples?: Static<I>[];
+  /** A transient failure (storage or runtime unavailable) may be retried by the pipeline, with backoff. */
+  retryable?: boolean;
+  /** false: every call waits for an operator's approval, whatever the session's profile says. */
+  autoRun?: boolean;
   /** Upper bound on run time for this input; the pipeline's timeout uses it instead of the default. */
   timeoutMs?(input: Static<I>): number | undefined;
   execute(input: Static<I>, ctx: ToolContext): Promise<Static<O>>;

@@ -43,6 +43,12 @@ export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return Array.isArray(key) ? key.join(',') : key;
 }
 
+/** The caller's turn (X-Toolgate-Turn): identical calls within it are detected as duplicates. */
+export function turnOf(request: FastifyRequest): string | undefined {
+  const turn = request.headers['x-toolgate-turn'];
+  return Array.isArray(turn) ? turn.join(',') : turn;
+}
+
 export const requestBytes = (request: FastifyRequest): number => {
   const length = Number(request.headers['content-length']);
   return Number.isFinite(length) ? length : 0;

@@ -32,6 +32,8 @@ export async function runToolCall(
   name: string,
   input: Record<string, unknown>,
   signal: AbortSignal,
+  /** The client's X-Toolgate-Turn header, if it sent one. */
+  turn?: string,
 ): Promise<CallToolResult> {
   const outcome = await pipeline.execute({
     toolName: name,
@@ -41,6 +43,7 @@ export async function runToolCall(
     entryPoint: 'mcp',
     bytesIn: Buffer.byteLength(JSON.stringify(input)),
     signal,
+    turn,
   });
   return callToolResult(outcome);
 }

@@ -49,7 +49,8 @@ export async function runFastToolCall(
   session: SessionRecord,
   call: FastToolCall,
   signal: AbortSignal,
+  turn?: string,
 ): Promise<{ jsonrpc: '2.0'; id: string | number; result: CallToolResult }> {
-  const result = await runToolCall(pipeline, session, call.name, call.arguments, signal);
+  const result = await runToolCall(pipeline, session, call.name, call.arguments, signal, turn);
   return { jsonrpc: '2.0', id: call.id, result };
 }

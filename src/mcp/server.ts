@@ -7,12 +7,14 @@ import { mcpDeclaration } from '../core/formats/mcp.js';
 import type { Pipeline } from '../core/pipeline/pipeline.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { ToolRegistry } from '../core/registry.js';
+import type { ToolSwitches } from '../core/switches/tool-switches.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { runToolCall } from './call-result.js';
 
 export interface McpDeps {
   registry: ToolRegistry;
   pipeline: Pipeline;
+  switches: ToolSwitches;
   /** Shared across requests: the SDK otherwise builds a new Ajv for every server, most of a request's CPU. */
   jsonSchemaValidator: jsonSchemaValidator;
 }
@@ -21,11 +23,13 @@ const INSTRUCTIONS =
   'toolgate gives you a sandboxed workspace (a directory of files) and tools to read, search, edit and ' +
   'run commands in it. Paths are relative to the workspace root. Failed calls explain what to change.';
 
+const turnHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
+
 export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   const server = new Server(
     { name: 'toolgate', version: '1.0.0' },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: true } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: deps.jsonSchemaValidator,
     },
@@ -33,11 +37,18 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: deps.registry
       .list()
-      .filter((entry) => toolAccess(session, entry).allowed)
+      .filter((entry) => deps.switches.isEnabled(entry.tool) && toolAccess(session, entry).allowed)
       .map(mcpDeclaration),
   }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    runToolCall(deps.pipeline, session, request.params.name, request.params.arguments ?? {}, extra.signal),
+    runToolCall(
+      deps.pipeline,
+      session,
+      request.params.name,
+      request.params.arguments ?? {},
+      extra.signal,
+      turnHeader(extra.requestInfo?.headers['x-toolgate-turn']),
+    ),
   );
   return server;
 }

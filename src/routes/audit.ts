@@ -23,6 +23,10 @@ const AuditEntry = Type.Object({
   caller: Type.String(),
   entryPoint: Type.String(),
   inputSummary: Type.String({ description: 'Redacted: never file contents, patches, stdin or secrets' }),
+  attempts: Type.Integer({ description: 'Runs of the tool: more than 1 when a retryable tool was retried' }),
+  duplicate: Type.Boolean({
+    description: 'Answered from an identical earlier call of the same batch or turn, without running',
+  }),
 });
 
 const isIdCursor = (value: unknown): value is { beforeId: number } =>

@@ -5,12 +5,12 @@ import { executeBatch } from '../core/batch/execute.js';
 import { BatchBodySchema, MAX_BATCH_CALLS, parseBatch } from '../core/batch/parse.js';
 import { BatchAnswerSchema, renderBatch } from '../core/batch/render.js';
 import { sessionForRequest } from '../http/auth.js';
-import { clientGone } from '../http/call-response.js';
+import { clientGone, turnOf } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { skipValidation } from '../http/validator-compiler.js';
 
 export default async function batchCallRoutes(app: FastifyInstance): Promise<void> {
-  const { pipeline, registry } = app.services;
+  const { pipeline, registry, turns } = app.services;
   app.post<{ Params: { id: string } }>(
     '/v1/sessions/:id/calls',
     {
@@ -31,10 +31,11 @@ export default async function batchCallRoutes(app: FastifyInstance): Promise<voi
     async (request, reply) => {
       const session = sessionForRequest(app, request, request.params.id);
       const batch = parseBatch(request.body);
-      const results = await executeBatch({ pipeline, registry }, batch, {
+      const results = await executeBatch({ pipeline, registry, turns }, batch, {
         session,
         caller: request.principal!.kind,
         signal: clientGone(reply),
+        turn: turnOf(request),
       });
       return renderBatch(batch.format, results);
     },

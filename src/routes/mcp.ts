@@ -1,13 +1,18 @@
 // /mcp: the tools over MCP Streamable HTTP (stateless, JSON responses). A single tools/call takes the
 // fast path (mcp/fast-call.ts); everything else gets a fresh SDK server and transport per POST. Authenticated like every route; only session tokens, since an MCP client acts as one session.
+// GET /mcp opens the server-to-client SSE stream, which carries notifications/tools/list_changed whenever
+// the operator enables or disables a tool or category.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../core/errors.js';
-import { clientGone } from '../http/call-response.js';
+import { clientGone, turnOf } from '../http/call-response.js';
+import { openEventStream, wantsEventStream, type EventStream } from '../http/sse.js';
 import { fastToolCall, runFastToolCall } from '../mcp/fast-call.js';
 import { createMcpServer } from '../mcp/server.js';
 import type { SessionRecord } from '../store/sessions.js';
+
+const LIST_CHANGED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
 
 function sessionOf(request: FastifyRequest): SessionRecord {
   const principal = request.principal;
@@ -38,7 +43,7 @@ async function sendWebResponse(reply: FastifyReply, response: Response) {
 }
 
 export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
-  const { registry, pipeline } = app.services;
+  const { registry, pipeline, switches } = app.services;
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
   app.post(
@@ -57,10 +62,10 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const session = sessionOf(request);
       const fast = fastToolCall(request.headers, request.body);
       if (fast) {
-        const body = await runFastToolCall(pipeline, session, fast, clientGone(reply));
+        const body = await runFastToolCall(pipeline, session, fast, clientGone(reply), turnOf(request));
         return reply.code(200).type('application/json').send(JSON.stringify(body));
       }
-      const server = createMcpServer({ registry, pipeline, jsonSchemaValidator }, session);
+      const server = createMcpServer({ registry, pipeline, switches, jsonSchemaValidator }, session);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
@@ -76,17 +81,36 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  // Stateless: no server-initiated stream to open (GET) and no session to end (DELETE).
+  // A notification stream never ends by itself: close them all when the app closes.
+  const open = new Set<EventStream>();
+  app.addHook('preClose', async () => {
+    for (const stream of open) stream.close();
+  });
+
+  // Stateless: no session to end (DELETE); GET without Accept: text/event-stream has nothing to open.
   const notAllowed = async (request: FastifyRequest) => {
     sessionOf(request);
     throw toolgateError(
       'METHOD_NOT_ALLOWED',
-      `${request.method} /mcp is not supported; POST JSON-RPC messages`,
+      `${request.method} /mcp is not supported; POST JSON-RPC messages (GET only with Accept: text/event-stream)`,
       {
-        headers: { allow: 'POST' },
+        headers: { allow: 'GET, POST' },
       },
     );
   };
-  app.get('/mcp', { schema: { hide: true } }, notAllowed);
+  app.get('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    if (!wantsEventStream(request)) return notAllowed(request);
+    sessionOf(request);
+    const stream = openEventStream(reply);
+    // Sends the headers now: the client's GET completes and it knows the stream is open.
+    stream.comment('tools/list_changed notifications');
+    const unsubscribe = switches.onChange(() => stream.sendJson('message', LIST_CHANGED));
+    open.add(stream);
+    stream.onClose(() => {
+      unsubscribe();
+      open.delete(stream);
+    });
+  });
+
   app.delete('/mcp', { schema: { hide: true } }, notAllowed);
 }

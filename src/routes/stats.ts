@@ -14,6 +14,9 @@ const Bucket = Type.Object({
   error: Type.Integer(),
   refused: Type.Integer(),
   pending: Type.Integer(),
+  duplicates: Type.Integer({
+    description: 'Calls answered from an identical call of the same batch or turn',
+  }),
   meanMs: Type.Number(),
   p50Ms: Type.Number(),
   p95Ms: Type.Number(),

@@ -3,7 +3,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
-import { clientGone, idempotencyKeyOf, requestBytes, sendCallOutcome } from '../http/call-response.js';
+import {
+  clientGone,
+  idempotencyKeyOf,
+  requestBytes,
+  sendCallOutcome,
+  turnOf,
+} from '../http/call-response.js';
 import { commonErrors, errorRef, PendingCallSchema, SessionIdParams } from '../http/schemas.js';
 import { openCallStream, wantsEventStream } from '../http/sse.js';
 import { skipValidation } from '../http/validator-compiler.js';
@@ -29,6 +35,7 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
       bytesIn: requestBytes(request),
       signal: clientGone(reply),
       idempotencyKey: idempotencyKeyOf(request),
+      turn: turnOf(request),
     });
     request.callInfo = { sessionId: session.id, tool: toolName, callId: outcome.callId };
     if (stream) return stream.end(outcome);
@@ -57,6 +64,21 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
                 category: Type.String(),
                 version: Type.String(),
                 sessionId: Type.String(),
+                bytesRead: Type.Optional(Type.Integer({ description: 'Workspace bytes the call read' })),
+                bytesWritten: Type.Optional(Type.Integer({ description: 'Workspace bytes the call wrote' })),
+                filesAccessed: Type.Optional(
+                  Type.Integer({ description: 'Distinct workspace paths the call named' }),
+                ),
+                attempts: Type.Optional(
+                  Type.Integer({ description: 'Runs of a retryable tool, when it was retried' }),
+                ),
+                duplicate: Type.Optional(
+                  Type.Boolean({
+                    description: 'Answered from an identical earlier call of the batch or turn',
+                  }),
+                ),
+                duplicateOf: Type.Optional(Type.String({ description: 'The call whose result this is' })),
+                hint: Type.Optional(Type.String()),
               }),
             }),
             202: PendingCallSchema,

@@ -7,6 +7,7 @@ import { LLM_FORMATS, llmToolList, LlmToolListSchema } from '../core/formats/llm
 import { toolgateDeclaration } from '../core/formats/toolgate.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { RegisteredTool } from '../core/registry.js';
+import { recordSwitch } from '../core/switches/record-switch.js';
 import { commonErrors } from '../http/schemas.js';
 
 const ToolDeclaration = Type.Object({
@@ -21,17 +22,28 @@ const ToolDeclaration = Type.Object({
   outputSchema: Type.Record(Type.String(), Type.Unknown()),
   examples: Type.Array(Type.Unknown()),
   source: Type.String(),
+  enabled: Type.Boolean({ description: 'false when the operator disabled the tool or its category' }),
 });
+
+export const EnabledBody = Type.Object(
+  { enabled: Type.Boolean({ description: 'false refuses new calls at once, in every session' }) },
+  { additionalProperties: false },
+);
 
 export default async function toolRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { registry } = app.services;
+  const { registry, switches, audit } = app.services;
+  const declaration = (entry: RegisteredTool) => ({
+    ...toolgateDeclaration(entry),
+    enabled: switches.isEnabled(entry.tool),
+  });
 
+  // A session sees what it may call now; the admin sees every tool, disabled ones marked as such.
   const visible = (request: FastifyRequest): RegisteredTool[] => {
     const principal = request.principal;
     const all = registry.list();
     return principal?.kind === 'session'
-      ? all.filter((entry) => toolAccess(principal.session, entry).allowed)
+      ? all.filter((entry) => switches.isEnabled(entry.tool) && toolAccess(principal.session, entry).allowed)
       : all;
   };
 
@@ -59,8 +71,14 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
       const tools = visible(request).filter(
         (entry) => category === undefined || entry.tool.category === category,
       );
-      if (format !== 'toolgate') return llmToolList(format, tools);
-      return { tools: tools.map(toolgateDeclaration) };
+      // Declarations for a model hold only what can be called now.
+      if (format !== 'toolgate') {
+        return llmToolList(
+          format,
+          tools.filter((entry) => switches.isEnabled(entry.tool)),
+        );
+      }
+      return { tools: tools.map(declaration) };
     },
   );
 
@@ -80,7 +98,38 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
     async (request) => {
       const entry = visible(request).find((e) => e.tool.name === request.params.name);
       if (!entry) throw toolgateError('TOOL_NOT_FOUND', `Unknown tool "${request.params.name}"`);
-      return toolgateDeclaration(entry);
+      return declaration(entry);
+    },
+  );
+
+  app.patch(
+    '/v1/tools/:name',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'setToolEnabled',
+        tags: ['tools'],
+        summary: 'Enable or disable one tool for every session',
+        description:
+          'Admin only. Takes effect for new calls at once, persists across restarts, is audited, and shows in the tool listings and MCP tools/list.',
+        params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+        body: EnabledBody,
+        response: { 200: ToolDeclaration, ...commonErrors },
+      },
+    },
+    async (request) => {
+      const entry = registry.get(request.params.name);
+      if (!entry) throw toolgateError('TOOL_NOT_FOUND', `Unknown tool "${request.params.name}"`);
+      const { enabled } = request.body;
+      switches.set('tool', entry.tool.name, enabled);
+      recordSwitch(audit, {
+        kind: 'tool',
+        name: entry.tool.name,
+        category: entry.tool.category,
+        enabled,
+        bytesIn: Number(request.headers['content-length'] ?? 0),
+      });
+      return declaration(entry);
     },
   );
 }

@@ -21,6 +21,8 @@ export interface RuntimeManagerOptions {
   readonly idleMs: number;
   readonly hangMs: number;
   readonly quotaBytes: number;
+  /** Host directories the sandbox shows read-only at the same path (tool folders, MCP server packages). */
+  readonly readOnlyPaths?: readonly string[];
   readonly cgroups?: PidsCgroups;
   readonly logger: ToolLogger;
   readonly tracing?: Tracing;
@@ -53,6 +55,7 @@ export class RuntimeManager {
         idleMs: this.options.idleMs,
         hangMs: this.options.hangMs,
         quotaBytes: this.options.quotaBytes,
+        readOnlyPaths: this.options.readOnlyPaths,
         cgroups: this.options.cgroups,
         tracing: this.options.tracing,
       },

@@ -19,6 +19,8 @@ export interface RuntimeEvents {
 export interface RuntimeOptions {
   /** Workspace quota in bytes (0: none). */
   readonly quotaBytes: number;
+  /** Host directories the sandbox shows read-only at the same path (tool folders, MCP server packages). */
+  readonly readOnlyPaths?: readonly string[];
   readonly idleMs: number;
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
   readonly hangMs: number;
@@ -60,6 +62,11 @@ export class SessionRuntime {
     private readonly events: RuntimeEvents,
   ) {}
 
+  /** The runtime's Node.js binary as its commands see it. */
+  get nodePath(): string {
+    return this.backend.nodePath;
+  }
+
   get isolated(): boolean {
     return this.backend.isolated;
   }
@@ -88,6 +95,7 @@ export class SessionRuntime {
       workspaceRoot: this.workspaceRoot,
       network: this.network,
       quotaBytes: this.options.quotaBytes,
+      readOnlyPaths: this.options.readOnlyPaths ?? [],
     });
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {

@@ -1,6 +1,7 @@
 // What a tool sees of its session's workspace: named operations that run inside the session runtime.
 // There is no host path here, on purpose: a tool cannot open, stat, rename or unlink a workspace path
 // itself, so it cannot check a path and then use it after a command swapped it for a symlink.
+import type { IoUsage } from '../core/context.js';
 import type { OpReply } from './connection.js';
 import type { FileStat, OpArgs, OpName, OpResult } from './ops/index.js';
 import type { SessionRuntime } from './session-runtime.js';
@@ -17,13 +18,29 @@ export class Workspace {
     private readonly signal?: AbortSignal,
   ) {}
 
+  private bytesRead = 0;
+  private bytesWritten = 0;
+  private readonly paths = new Set<string>();
+
+  /** What this workspace handle read and wrote so far: bytes of payloads both ways, distinct paths named. */
+  ioUsage(): IoUsage {
+    return { bytesRead: this.bytesRead, bytesWritten: this.bytesWritten, filesAccessed: this.paths.size };
+  }
+
   /** False when the runtime runs unisolated (TOOLGATE_SANDBOX=none). */
   get isolated(): boolean {
     return this.runtime.isolated;
   }
 
-  call<K extends OpName>(op: K, args: OpArgs<K>, payload?: Uint8Array): Promise<OpReply<OpResult<K>>> {
-    return this.runtime.call(op, args, payload, this.signal);
+  async call<K extends OpName>(op: K, args: OpArgs<K>, payload?: Uint8Array): Promise<OpReply<OpResult<K>>> {
+    const named = args as { path?: unknown; from?: unknown; to?: unknown };
+    for (const value of [named.path, named.from, named.to]) {
+      if (typeof value === 'string') this.paths.add(value);
+    }
+    const reply = await this.runtime.call(op, args, payload, this.signal);
+    this.bytesWritten += payload?.byteLength ?? 0;
+    this.bytesRead += reply.payload.byteLength;
+    return reply;
   }
 
   private async result<K extends OpName>(op: K, args: OpArgs<K>, payload?: Uint8Array): Promise<OpResult<K>> {

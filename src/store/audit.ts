@@ -47,6 +47,15 @@ export const auditMigrations: Migration[] = [
     name: 'audit_0003_drop_tool_index',
     sql: 'DROP INDEX IF EXISTS audit_tool;',
   },
+  {
+    // How many times the pipeline ran the tool (retries of a retryable tool), and whether the call was
+    // answered from an identical earlier call of its batch or turn.
+    name: 'audit_0004_attempts_duplicate',
+    sql: `
+      ALTER TABLE audit ADD COLUMN attempts INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE audit ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** How long rows wait in the journal before they are committed together. */
@@ -74,6 +83,10 @@ export interface AuditEntry {
   /** Which entry point: rest, batch, mcp. */
   entryPoint: string;
   inputSummary: string;
+  /** Runs of the tool, retries included (1 when it ran once; absent: 1). */
+  attempts?: number;
+  /** Answered from an identical earlier call of the same batch or turn. */
+  duplicate?: boolean;
 }
 
 export interface AuditQuery {
@@ -89,6 +102,8 @@ export interface AuditQuery {
 
 export interface AuditRow extends AuditEntry {
   id: number;
+  attempts: number;
+  duplicate: boolean;
 }
 
 interface RawAuditRow {
@@ -107,6 +122,8 @@ interface RawAuditRow {
   caller: string;
   entry_point: string;
   input_summary: string;
+  attempts: number;
+  duplicate: number;
 }
 
 const fromRow = (row: RawAuditRow): AuditRow => ({
@@ -125,6 +142,8 @@ const fromRow = (row: RawAuditRow): AuditRow => ({
   caller: row.caller,
   entryPoint: row.entry_point,
   inputSummary: row.input_summary,
+  attempts: row.attempts,
+  duplicate: row.duplicate === 1,
 });
 
 /** WHERE clause and parameters shared by the audit listing and the stats queries. */
@@ -178,12 +197,16 @@ export class AuditStore {
   ) {
     const insert = db.prepare(
       `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
-         duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key)
+         duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key,
+         attempts, duplicate)
        VALUES (@callId, @ts, @sessionId, @tool, @category, @status, @errorCode, @httpStatus, @durationMs,
-         @bytesIn, @bytesOut, @caller, @entryPoint, @inputSummary, @journalKey)`,
+         @bytesIn, @bytesOut, @caller, @entryPoint, @inputSummary, @journalKey,
+         @attempts, @duplicate)`,
     );
     this.insertBatch = db.transaction((rows: AuditEntry[]) => {
-      for (const row of rows) insert.run(row);
+      for (const row of rows) {
+        insert.run({ ...row, attempts: row.attempts ?? 1, duplicate: row.duplicate === true ? 1 : 0 });
+      }
     });
     this.purge = db.prepare('DELETE FROM audit WHERE ts < ?');
     this.recover();

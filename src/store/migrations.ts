@@ -8,6 +8,7 @@ import { fileReadMigrations } from './file-reads.js';
 import { historyMigrations } from './history.js';
 import { todoMigrations } from './todos.js';
 import { checkpointMigrations } from './checkpoints.js';
+import { toolSwitchMigrations } from './tool-switches.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   ...sessionMigrations,
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...historyMigrations,
   ...todoMigrations,
   ...checkpointMigrations,
+  ...toolSwitchMigrations,
 ];

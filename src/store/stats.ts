@@ -17,6 +17,8 @@ export interface StatsBucket {
   refused: number;
   /** Parked for approval (each approved call is counted again when it runs). */
   pending: number;
+  /** Answered from an identical earlier call of the same batch or turn (also counted as success). */
+  duplicates: number;
   meanMs: number;
   p50Ms: number;
   p95Ms: number;
@@ -64,10 +66,12 @@ class BucketBuilder {
   private refused = 0;
   private pending = 0;
   private lastCallAt: number | null = null;
+  private duplicates = 0;
 
-  add(status: string, durationMs: number, ts: number): void {
+  add(status: string, durationMs: number, ts: number, duplicate: boolean): void {
     this.durations.push(durationMs);
     if (this.lastCallAt === null || ts > this.lastCallAt) this.lastCallAt = ts;
+    if (duplicate) this.duplicates++;
     if (status === 'success') this.success++;
     else if (status === 'refused') this.refused++;
     else if (status === 'pending') this.pending++;
@@ -84,6 +88,7 @@ class BucketBuilder {
       error: this.error,
       refused: this.refused,
       pending: this.pending,
+      duplicates: this.duplicates,
       meanMs: round(sorted.length ? sum / sorted.length : 0),
       p50Ms: round(percentile(sorted, 50)),
       p95Ms: round(percentile(sorted, 95)),
@@ -113,7 +118,9 @@ export class StatsStore {
     };
     // iterate() streams rows so a large log is not materialised as objects all at once.
     const rows = this.db
-      .prepare(`SELECT ts, session_id, tool, category, status, error_code, duration_ms FROM audit ${where}`)
+      .prepare(
+        `SELECT ts, session_id, tool, category, status, error_code, duration_ms, entry_point, duplicate FROM audit ${where}`,
+      )
       .iterate(params) as IterableIterator<{
       ts: number;
       session_id: string | null;
@@ -122,12 +129,19 @@ export class StatsStore {
       status: string;
       error_code: string | null;
       duration_ms: number;
+      entry_point: string;
+      duplicate: number;
     }>;
     for (const row of rows) {
-      totals.add(row.status, row.duration_ms, row.ts);
-      bucket(byTool, row.tool).add(row.status, row.duration_ms, row.ts);
-      bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms, row.ts);
-      if (row.session_id !== null) bucket(bySession, row.session_id).add(row.status, row.duration_ms, row.ts);
+      // Operator actions (enable/disable) are audited but are not calls.
+      if (row.entry_point === 'admin') continue;
+      const duplicate = row.duplicate === 1;
+      totals.add(row.status, row.duration_ms, row.ts, duplicate);
+      bucket(byTool, row.tool).add(row.status, row.duration_ms, row.ts, duplicate);
+      bucket(byCategory, row.category ?? 'unknown').add(row.status, row.duration_ms, row.ts, duplicate);
+      if (row.session_id !== null) {
+        bucket(bySession, row.session_id).add(row.status, row.duration_ms, row.ts, duplicate);
+      }
       // Parked calls carry APPROVAL_PENDING: they wait, they did not fail.
       if (row.error_code !== null && row.status !== 'pending') {
         byErrorCode.set(row.error_code, (byErrorCode.get(row.error_code) ?? 0) + 1);
@@ -155,12 +169,14 @@ export class StatsStore {
     for (let start = since; start < until; start += bucketMs) {
       buckets.push({ start, success: 0, error: 0, refused: 0, pending: 0, rateLimited: 0 });
     }
+    // Operator actions (enable/disable) are audited but are not calls, as in report().
     const rows = this.db
       .prepare(
         // Numbers are bound as REAL, so the division is floored explicitly.
         `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
            COUNT(*) AS count
-         FROM audit ${where} GROUP BY slot, status, rate_limited`,
+         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point != 'admin'
+         GROUP BY slot, status, rate_limited`,
       )
       .all({ ...params, bucketMs }) as {
       slot: number;

@@ -125,7 +125,51 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Enable or disable one tool for every session
+         * @description Admin only. Takes effect for new calls at once, persists across restarts, is audited, and shows in the tool listings and MCP tools/list.
+         */
+        patch: operations["setToolEnabled"];
+        trace?: never;
+    };
+    "/v1/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tool categories and whether each is enabled
+         * @description Every category with its tools (with a session token: only the tools that session may call) and the operator switch of each.
+         */
+        get: operations["listCategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/categories/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Enable or disable a whole category for every session
+         * @description Admin only. Takes effect for new calls at once, persists across restarts, is audited, and shows in the tool listings and MCP tools/list.
+         */
+        patch: operations["setCategoryEnabled"];
         trace?: never;
     };
     "/v1/sessions/{id}/tools/read_file": {
@@ -822,6 +866,26 @@ export interface paths {
          * @description Restore the workspace to a checkpoint: every file back to its content and mode there, symlinks recreated, files and directories created since removed. Unchanged files are not rewritten.
          */
         post: operations["call_checkpoint_restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/{name}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a tool call (schema, permissions) without running it
+         * @description Answers 200 with the input as the tool would get it (defaults applied), or the error envelope the call would get (400 with every bad field, 403, 404). Nothing runs, nothing is audited, no rate budget is spent.
+         */
+        post: operations["validateToolCall"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1849,6 +1913,8 @@ export interface operations {
                             };
                             examples: unknown[];
                             source: string;
+                            /** @description false when the operator disabled the tool or its category */
+                            enabled: boolean;
                         }[];
                     } | {
                         tools: {
@@ -2026,6 +2092,336 @@ export interface operations {
                         };
                         examples: unknown[];
                         source: string;
+                        /** @description false when the operator disabled the tool or its category */
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setToolEnabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description false refuses new calls at once, in every session */
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        category: string;
+                        description: string;
+                        version: string;
+                        tags: string[];
+                        capabilities: {
+                            [key: string]: boolean;
+                        };
+                        permissions: string[];
+                        inputSchema: {
+                            [key: string]: unknown;
+                        };
+                        outputSchema: {
+                            [key: string]: unknown;
+                        };
+                        examples: unknown[];
+                        source: string;
+                        /** @description false when the operator disabled the tool or its category */
+                        enabled: boolean;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        categories: {
+                            name: string;
+                            /** @description false when the operator disabled the category */
+                            enabled: boolean;
+                            tools: string[];
+                            enabledTools: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setCategoryEnabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description false refuses new calls at once, in every session */
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description false when the operator disabled the category */
+                        enabled: boolean;
+                        tools: string[];
+                        enabledTools: string[];
                     };
                 };
             };
@@ -2165,6 +2561,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -2373,6 +2782,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -2572,6 +2994,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -2779,6 +3214,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3028,6 +3476,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3190,6 +3651,11 @@ export interface operations {
                     content: string;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -3209,6 +3675,8 @@ export interface operations {
                             bytesWritten: number;
                             /** @description True when the file did not exist before */
                             created: boolean;
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -3216,6 +3684,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3430,6 +3911,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3647,6 +4141,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -3846,6 +4353,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4011,6 +4531,11 @@ export interface operations {
                     recursive?: boolean;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4030,6 +4555,8 @@ export interface operations {
                             deleted: boolean;
                             /** @enum {unknown} */
                             type: "file" | "directory" | "symlink" | "other";
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4037,6 +4564,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4204,6 +4744,11 @@ export interface operations {
                     overwrite?: boolean;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4222,6 +4767,8 @@ export interface operations {
                             source: string;
                             destination: string;
                             overwritten: boolean;
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4229,6 +4776,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4387,6 +4947,11 @@ export interface operations {
                 "application/json": {
                     /** @description Directory to create, relative to the workspace root */
                     path: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4405,6 +4970,8 @@ export interface operations {
                             path: string;
                             /** @description False when the directory already existed */
                             created: boolean;
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4412,6 +4979,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4570,6 +5150,11 @@ export interface operations {
                 "application/json": {
                     /** @description A path the last change touched, relative to the workspace root */
                     path: string;
+                    /**
+                     * @description Make every check and report what would happen, without changing anything
+                     * @default false
+                     */
+                    dry_run?: boolean;
                 };
             };
         };
@@ -4598,6 +5183,8 @@ export interface operations {
                                  */
                                 action: "restored" | "removed" | "moved_back";
                             }[];
+                            /** @description True when nothing was changed (dry_run) */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4605,6 +5192,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -4864,6 +5464,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5086,6 +5699,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5296,6 +5922,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5489,6 +6128,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5696,6 +6348,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -5902,6 +6567,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6087,6 +6765,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6290,6 +6981,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6526,6 +7230,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6747,6 +7464,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -6990,6 +7720,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7218,6 +7961,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7439,6 +8195,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7656,6 +8425,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -7885,6 +8667,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8091,6 +8886,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8329,6 +9137,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8539,6 +9360,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8760,6 +9594,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -8951,6 +9798,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -9141,6 +10001,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -9328,6 +10201,19 @@ export interface operations {
                             category: string;
                             version: string;
                             sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
                         };
                     };
                 };
@@ -9472,6 +10358,117 @@ export interface operations {
             };
         };
     };
+    validateToolCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        /** @description The tool's input, as for a call */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        valid: true;
+                        tool: string;
+                        category: string;
+                        /** @description The input as the tool would get it, defaults applied */
+                        input: unknown;
+                        /** @description What the call needs (the session has them) */
+                        permissions: string[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     callBatch: {
         parameters: {
             query?: never;
@@ -9538,6 +10535,12 @@ export interface operations {
                             };
                             /** @description The result as text for a model */
                             text: string;
+                            /**
+                             * @description Answered from an identical earlier call of this batch or turn
+                             * @enum {boolean}
+                             */
+                            duplicate?: true;
+                            hint?: string;
                         }[];
                     } | {
                         messages: {
@@ -10261,6 +11264,10 @@ export interface operations {
                             entryPoint: string;
                             /** @description Redacted: never file contents, patches, stdin or secrets */
                             inputSummary: string;
+                            /** @description Runs of the tool: more than 1 when a retryable tool was retried */
+                            attempts: number;
+                            /** @description Answered from an identical earlier call of the same batch or turn, without running */
+                            duplicate: boolean;
                         }[];
                         nextCursor: string | null;
                     };
@@ -10367,6 +11374,8 @@ export interface operations {
                             error: number;
                             refused: number;
                             pending: number;
+                            /** @description Calls answered from an identical call of the same batch or turn */
+                            duplicates: number;
                             meanMs: number;
                             p50Ms: number;
                             p95Ms: number;
@@ -10380,6 +11389,8 @@ export interface operations {
                                 error: number;
                                 refused: number;
                                 pending: number;
+                                /** @description Calls answered from an identical call of the same batch or turn */
+                                duplicates: number;
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;
@@ -10394,6 +11405,8 @@ export interface operations {
                                 error: number;
                                 refused: number;
                                 pending: number;
+                                /** @description Calls answered from an identical call of the same batch or turn */
+                                duplicates: number;
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;
@@ -10408,6 +11421,8 @@ export interface operations {
                                 error: number;
                                 refused: number;
                                 pending: number;
+                                /** @description Calls answered from an identical call of the same batch or turn */
+                                duplicates: number;
                                 meanMs: number;
                                 p50Ms: number;
                                 p95Ms: number;

@@ -57,7 +57,12 @@ describe('MCP endpoint', () => {
     })) as CallToolResult;
     expect(write.isError).toBeFalsy();
     expect(text(write)).toBe('Created docs/a.md (9 bytes)');
-    expect(write.structuredContent).toEqual({ path: 'docs/a.md', bytesWritten: 9, created: true });
+    expect(write.structuredContent).toEqual({
+      path: 'docs/a.md',
+      bytesWritten: 9,
+      created: true,
+      dryRun: false,
+    });
 
     const read = (await client.callTool({
       name: 'read_file',
@@ -151,11 +156,11 @@ describe('MCP endpoint', () => {
     expect(res.body.error.message).toMatch(/session token/);
   });
 
-  it('answers GET /mcp with 405 (stateless: no server-initiated stream)', async () => {
+  it('answers GET /mcp without Accept: text/event-stream with 405', async () => {
     const session = await t.createSession();
     const res = await t.http.get('/mcp').set('authorization', `Bearer ${session.token}`);
     expect(res.status).toBe(405);
-    expect(res.headers.allow).toBe('POST');
+    expect(res.headers.allow).toBe('GET, POST');
   });
 
   it('answers a single tools/call on its fast path exactly as the SDK transport does', async () => {

@@ -12,7 +12,7 @@ describe('walk-through: create a session, write, read, list', () => {
     const session = await t.createSession({ profile: 'read-write' });
     const write = await t.call(session, 'write_file', { path: 'src/hello.txt', content: 'hi\nthere\n' });
     expect(write.status).toBe(200);
-    expect(write.body.data).toEqual({ path: 'src/hello.txt', bytesWritten: 9, created: true });
+    expect(write.body.data).toEqual({ path: 'src/hello.txt', bytesWritten: 9, created: true, dryRun: false });
     const read = await t.call(session, 'read_file', { path: '/src/hello.txt' });
     expect(read.body.data).toMatchObject({ content: 'hi\nthere', totalLines: 2, truncated: false });
     const list = await t.call(session, 'list_directory', { depth: 2 });

@@ -9,10 +9,12 @@ import type { SessionRecord } from '../../store/sessions.js';
 import type { BatchCall, ParsedBatch } from './parse.js';
 import type { BatchResult } from './render.js';
 import { runScheduled } from './schedule.js';
+import { turnScope, type TurnMemory } from '../turns/turn-memory.js';
 
 export interface BatchDeps {
   pipeline: Pipeline;
   registry: ToolRegistry;
+  turns: TurnMemory;
 }
 
 export interface BatchCaller {
@@ -20,6 +22,8 @@ export interface BatchCaller {
   caller: CallerKind;
   /** Fires when the client goes away; running calls are aborted. */
   signal?: AbortSignal;
+  /** The caller's turn; without one the batch is its own turn. */
+  turn?: string;
 }
 
 // An unknown tool only produces an error, so it cannot disturb other calls and need not wait.
@@ -34,6 +38,8 @@ export async function executeBatch(
   batch: ParsedBatch,
   caller: BatchCaller,
 ): Promise<BatchResult[]> {
+  // Identical calls of one batch are duplicates of each other (core/pipeline/duplicate.ts).
+  const turn = caller.turn ?? `batch:${newCallId()}`;
   const run = async (call: BatchCall): Promise<CallOutcome> => {
     // Unreadable arguments never reach a tool, so there is nothing to validate, authorise or audit.
     if (call.argumentsError) {
@@ -47,10 +53,12 @@ export async function executeBatch(
       entryPoint: 'batch',
       bytesIn: call.bytesIn,
       signal: caller.signal,
+      turn,
     });
   };
   const outcomes = await runScheduled(
     batch.calls.map((call) => ({ parallel: mayOverlap(deps.registry, call), run: () => run(call) })),
   );
+  if (caller.turn === undefined) deps.turns.end(turnScope(caller.session.id, turn));
   return batch.calls.map((call, index) => ({ call, outcome: outcomes[index] }));
 }

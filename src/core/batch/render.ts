@@ -29,6 +29,10 @@ export const NativeAnswerSchema = Type.Object({
       data: Type.Optional(Type.Unknown()),
       error: Type.Optional(ErrorBodySchema),
       text: Type.String({ description: 'The result as text for a model' }),
+      duplicate: Type.Optional(
+        Type.Literal(true, { description: 'Answered from an identical earlier call of this batch or turn' }),
+      ),
+      hint: Type.Optional(Type.String()),
     }),
   ),
 });
@@ -70,6 +74,9 @@ export const nativeAnswer = (results: BatchResult[]): NativeAnswer => ({
     success: outcome.ok,
     ...(outcome.ok ? { data: outcome.data } : { error: outcome.error.toBody() }),
     text: outcomeText(outcome),
+    ...(outcome.ok && outcome.metadata.duplicate === true
+      ? { duplicate: true as const, hint: String(outcome.metadata.hint) }
+      : {}),
   })),
 });
 

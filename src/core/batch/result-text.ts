@@ -4,8 +4,10 @@ import type { CallOutcome } from '../pipeline/types.js';
 
 export function outcomeText(outcome: CallOutcome): string {
   if (outcome.ok) {
+    // A duplicate says so first, so the model knows it asked for the same thing twice.
+    const hint = outcome.metadata.duplicate === true ? `${String(outcome.metadata.hint)}\n` : '';
     try {
-      return outcome.text();
+      return hint + outcome.text();
     } catch {
       // A render bug must not lose a result that the tool produced: fall back to its JSON.
       return outcome.dataJson;

@@ -1,4 +1,5 @@
-// Calls to tools or categories the session marks as needing approval are parked: stored as pending and
+// Calls to tools or categories the session marks as needing approval, and every call of a tool defined
+// with autoRun false (a tool folder's `auto_run: false`), are parked: stored as pending and
 // answered 202 with the call id. An operator approves or denies them (core/policy/approvals.ts); an
 // approved call re-enters the pipeline with `approved` set and passes this step.
 import type { ApprovalStore } from '../../store/approvals.js';
@@ -12,7 +13,8 @@ export const approval =
     const { request } = call;
     const tool = call.entry!.tool;
     const needs = request.session.approval;
-    if (request.approved || (!needs.includes(tool.name) && !needs.includes(tool.category))) return next();
+    const needed = tool.autoRun === false || needs.includes(tool.name) || needs.includes(tool.category);
+    if (request.approved || !needed) return next();
     const now = Date.now();
     const expiresAt = now + ttlMs;
     store.create({

@@ -1,13 +1,19 @@
 // The one execution path for every tool call, whichever entry point it came from (REST, batch, MCP).
 // Policy lives in the middleware list below and nowhere else.
 import { randomBytes } from 'node:crypto';
+import type { Config } from '../../config.js';
 import type { ToolLogger, ToolServices } from '../context.js';
 import type { EventHub } from '../events.js';
-import type { ToolRegistry } from '../registry.js';
+import type { RegisteredTool, ToolRegistry } from '../registry.js';
 import type { AuditStore } from '../../store/audit.js';
 import { authorize } from './authorize.js';
+import { duplicate } from './duplicate.js';
+import { enabled } from './enabled.js';
+import type { TurnMemory } from '../turns/turn-memory.js';
+import type { ToolSwitches } from '../switches/tool-switches.js';
 import { asToolgateError, elapsed, record, statusOf } from './record.js';
 import { resolveTool } from './resolve-tool.js';
+import { retry } from './retry.js';
 import { runTool } from './run.js';
 import { timeout } from './timeout.js';
 import { inSpan, tracedCall, tracedStep, type Tracing } from './trace.js';
@@ -19,6 +25,10 @@ export interface PipelineDeps {
   services: ToolServices;
   audit: AuditStore;
   events: EventHub;
+  /** The operator's enable/disable switches, checked right after the tool is resolved. */
+  switches: ToolSwitches;
+  /** What each turn already called (duplicate detection). */
+  turns: TurnMemory;
   logger: ToolLogger;
   shutdownSignal: AbortSignal;
   /** Policy middleware inserted between authorization and the timeout (rate limits, approvals, …). */
@@ -40,25 +50,39 @@ export interface CallEndInfo {
   durationMs: number;
 }
 
+const retryPolicy = ({ policy }: Config) => ({
+  attempts: policy.retryAttempts,
+  baseDelayMs: policy.retryBaseDelayMs,
+  maxDelayMs: policy.retryMaxDelayMs,
+});
+
 export const newCallId = (): string => `call_${randomBytes(12).toString('base64url')}`;
 
 export class Pipeline {
   private readonly chain: (call: CallState) => Promise<RunResult>;
+  private readonly checkChain: (call: CallState) => Promise<RunResult>;
   // Call ids need to be unique, not secret: a random prefix per pipeline and a counter.
   private readonly callIdPrefix = newCallId();
   private callSequence = 0;
 
   constructor(private readonly deps: PipelineDeps) {
-    const steps: PipelineStep[] = [
-      { name: 'record', middleware: record(deps.audit, deps.events, deps.logger) },
+    // The checks a call must pass before any policy spends budget on it; also run alone by check().
+    const checks: PipelineStep[] = [
       { name: 'resolve', middleware: resolveTool(deps.registry) },
+      { name: 'enabled', middleware: enabled(deps.switches) },
       { name: 'validate', middleware: validate() },
       { name: 'authorize', middleware: authorize() },
+    ];
+    const steps: PipelineStep[] = [
+      { name: 'record', middleware: record(deps.audit, deps.events, deps.logger) },
+      ...checks,
+      { name: 'duplicate', middleware: duplicate(deps.turns) },
       ...(deps.policies ?? []),
       {
         name: 'timeout',
         middleware: timeout(deps.services.config.limits.toolTimeoutMs, deps.shutdownSignal),
       },
+      { name: 'retry', middleware: retry(retryPolicy(deps.services.config)) },
     ];
     const { tracing } = deps;
     const innermost = runTool(deps.services, deps.events, deps.logger);
@@ -66,12 +90,25 @@ export class Pipeline {
     const run = tracing
       ? (call: CallState) => inSpan(tracing, 'step run', undefined, () => innermost(call))
       : innermost;
-    this.chain = steps
-      .map(({ name, middleware }) => (tracing ? tracedStep(tracing, name, middleware) : middleware))
-      .reduceRight<(call: CallState) => Promise<RunResult>>(
-        (next, step) => (call) => step(call, () => next(call)),
-        run,
-      );
+    const compose = (list: PipelineStep[], last: (call: CallState) => Promise<RunResult>) =>
+      list
+        .map(({ name, middleware }) => (tracing ? tracedStep(tracing, name, middleware) : middleware))
+        .reduceRight<(call: CallState) => Promise<RunResult>>(
+          (next, step) => (call) => step(call, () => next(call)),
+          last,
+        );
+    this.chain = compose(steps, run);
+    this.checkChain = compose(checks, async (call) => ({ data: call.input }));
+  }
+
+  /**
+   * Resolves, validates and authorizes a call without running it, auditing or spending rate budget: the
+   * tool and its input with defaults applied, or the ToolgateError the call would get.
+   */
+  async check(request: CallRequest): Promise<{ entry: RegisteredTool; input: unknown }> {
+    const call: CallState = { request, callId: '', startedAt: performance.now(), headers: {} };
+    const { data } = await this.checkChain(call);
+    return { entry: call.entry!, input: data };
   }
 
   execute(request: CallRequest): Promise<CallOutcome> {

@@ -64,6 +64,8 @@ export const record =
         caller: request.caller,
         entryPoint: request.entryPoint,
         inputSummary,
+        attempts: call.attempts ?? 1,
+        duplicate: call.duplicate === true,
       });
     const ended = (success: boolean) =>
       events.publish(sessionId, 'tool_call_end', {

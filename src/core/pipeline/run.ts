@@ -26,5 +26,6 @@ export const runTool =
         });
       },
     };
-    return { data: await tool.execute(call.input, ctx) };
+    const data: unknown = await tool.execute(call.input, ctx);
+    return { data, extraMetadata: { ...ctx.ioUsage?.() } };
   };

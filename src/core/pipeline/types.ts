@@ -24,6 +24,8 @@ export interface CallRequest {
   idempotencyKey?: string;
   /** Set when an operator approved this call: the approval middleware lets it through. */
   approved?: boolean;
+  /** The turn this call belongs to (one batch, or the caller's X-Toolgate-Turn): repeats are detected in it. */
+  turn?: string;
 }
 
 /** Mutable state of one call, filled in by the middleware as it passes. */
@@ -37,6 +39,10 @@ export interface CallState {
   headers: Record<string, string>;
   /** Set by the timeout middleware: aborts on timeout, client disconnect or shutdown. */
   signal?: AbortSignal;
+  /** Runs of the tool so far (set by the retry step; audited). */
+  attempts?: number;
+  /** Answered from an identical earlier call of its batch or turn (set by the duplicate step; audited). */
+  duplicate?: boolean;
 }
 
 export interface CallMetadata {

@@ -25,9 +25,13 @@ export function bwrapRuntimeBackend(
     name: 'bwrap',
     isolated: true,
     detail,
+    nodePath: NODE,
     start(request: RuntimeStart) {
       const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true, request.quotaBytes);
       const args = namespaceArgs(layout, request.workspaceRoot, env, { network: request.network });
+      // Tool folders and MCP server packages, at their host paths so commands name them alike in both
+      // backends; read-only, and after the private /tmp so a folder under /tmp is still seen.
+      for (const dir of request.readOnlyPaths) args.push('--ro-bind', dir, dir);
       args.push('--ro-bind', node, NODE, '--ro-bind', bundle, BUNDLE, '--chdir', SANDBOX_WORKSPACE);
       args.push('--', NODE, ...RUNTIME_NODE_FLAGS, BUNDLE);
       return spawn(bwrap, args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });

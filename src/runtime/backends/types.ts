@@ -9,6 +9,8 @@ export interface RuntimeStart {
   readonly network: boolean;
   /** Workspace quota in bytes (0: none), which the runtime holds commands to. */
   readonly quotaBytes: number;
+  /** Host directories to show read-only inside, at the same path (unisolated: visible anyway). */
+  readonly readOnlyPaths: readonly string[];
 }
 
 export interface RuntimeBackend {
@@ -16,6 +18,8 @@ export interface RuntimeBackend {
   /** True only when the runtime (and so every tool and command) cannot see past the workspace. */
   readonly isolated: boolean;
   readonly detail: string;
+  /** Where the runtime's own Node.js binary is, as its commands see it (MCP servers run on it). */
+  readonly nodePath: string;
   start(request: RuntimeStart): ChildProcess;
   /** Host pid of a process the runtime started, from the pid the runtime sees (they differ in a pid namespace). */
   hostPid(runtime: ChildProcess, innerRuntimePid: number, innerPid: number): number | undefined;

@@ -14,6 +14,7 @@ export function unisolatedRuntimeBackend(
     name: 'none',
     isolated: false,
     detail,
+    nodePath: process.execPath,
     start(request: RuntimeStart) {
       const env = runtimeEnv(request.workspaceRoot, shell, prlimit, false, request.quotaBytes);
       return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {

@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
+import { DryRun, DryRunResult } from '../shared/dry-run.js';
 import { checkFresh, changeRef, ExpectedSha256, lockKey } from '../shared/file-guard.js';
 
 const Input = Type.Object(
@@ -13,6 +14,7 @@ const Input = Type.Object(
       description: 'Required to delete a directory that is not empty',
     }),
     expected_sha256: ExpectedSha256,
+    dry_run: DryRun,
   },
   { additionalProperties: false },
 );
@@ -21,6 +23,7 @@ const Output = Type.Object({
   path: Type.String(),
   deleted: Type.Boolean(),
   type: Type.Enum(['file', 'directory', 'symlink', 'other']),
+  dryRun: DryRunResult,
 });
 
 export default defineTool({
@@ -32,7 +35,7 @@ export default defineTool({
   capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
   input: Input,
   output: Output,
-  examples: [{ path: 'tmp/old.txt', recursive: false }],
+  examples: [{ path: 'tmp/old.txt', recursive: false, dry_run: false }],
   async execute(input, ctx) {
     const target = await ctx.workspace.resolve(input.path, { followFinalSymlink: false });
     if (target.relative === '.')
@@ -66,12 +69,16 @@ export default defineTool({
       else if (input.expected_sha256 !== undefined) {
         throw toolgateError('CONFLICT', `${target.relative} is a ${type}; expected_sha256 applies to files`);
       }
+      if (input.dry_run) return { path: target.relative, deleted: false, type, dryRun: true };
       const { history } = ctx.services;
       await history.stash(changeRef(ctx, 'delete_file'), ctx.workspace, target.relative);
       ctx.services.fileReads.forget(ctx.session.id, target.relative);
       await history.prune(ctx.session.id, [target.relative]);
-      return { path: target.relative, deleted: true, type };
+      return { path: target.relative, deleted: true, type, dryRun: false };
     });
   },
-  render: (data) => `Deleted ${data.type} ${data.path} (undo_edit restores it)`,
+  render: (data) =>
+    data.dryRun
+      ? `Would delete ${data.type} ${data.path}; nothing deleted`
+      : `Deleted ${data.type} ${data.path} (undo_edit restores it)`,
 });

@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
+import { DryRun, DryRunResult } from '../shared/dry-run.js';
 import { changeRef, checkFresh, ExpectedSha256, lockKey } from '../shared/file-guard.js';
 
 const Input = Type.Object(
@@ -12,6 +13,7 @@ const Input = Type.Object(
     destination: Type.String({ minLength: 1, description: 'The new path (not a directory to move into)' }),
     overwrite: Type.Boolean({ default: false, description: 'Replace an existing destination file' }),
     expected_sha256: ExpectedSha256,
+    dry_run: DryRun,
   },
   { additionalProperties: false },
 );
@@ -20,6 +22,7 @@ const Output = Type.Object({
   source: Type.String(),
   destination: Type.String(),
   overwritten: Type.Boolean(),
+  dryRun: DryRunResult,
 });
 
 export default defineTool({
@@ -32,7 +35,7 @@ export default defineTool({
   capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
   input: Input,
   output: Output,
-  examples: [{ source: 'src/old-name.ts', destination: 'src/new-name.ts', overwrite: false }],
+  examples: [{ source: 'src/old-name.ts', destination: 'src/new-name.ts', overwrite: false, dry_run: false }],
   async execute(input, ctx) {
     const source = await ctx.workspace.resolve(input.source, { followFinalSymlink: false });
     const destination = await ctx.workspace.resolve(input.destination, { followFinalSymlink: false });
@@ -70,6 +73,14 @@ export default defineTool({
       if (existing?.type === 'file') {
         checkFresh(ctx, destination.relative, await ctx.workspace.hashFile(destination.relative));
       }
+      if (input.dry_run) {
+        return {
+          source: source.relative,
+          destination: destination.relative,
+          overwritten: existing !== null,
+          dryRun: true,
+        };
+      }
       const { history, fileReads } = ctx.services;
       const change = changeRef(ctx, 'move_file');
       const known = fileReads.get(ctx.session.id, source.relative);
@@ -104,9 +115,11 @@ export default defineTool({
         source: source.relative,
         destination: destination.relative,
         overwritten: existing !== null,
+        dryRun: false,
       };
     });
   },
   render: (data) =>
-    `Moved ${data.source} → ${data.destination}${data.overwritten ? ' (replaced the old file)' : ''}`,
+    `${data.dryRun ? 'Would move' : 'Moved'} ${data.source} → ${data.destination}` +
+    (data.overwritten ? ` (${data.dryRun ? 'replacing' : 'replaced'} the old file)` : ''),
 });

@@ -6,6 +6,7 @@ import type { ToolContext } from '../../core/context.js';
 import { toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
 import type { HistoryEntry } from '../../store/history.js';
+import { DryRun, DryRunResult } from '../shared/dry-run.js';
 import { lockKey, rememberFile } from '../shared/file-guard.js';
 import { sha256 } from '../../text/text.js';
 
@@ -15,6 +16,7 @@ const Input = Type.Object(
       minLength: 1,
       description: 'A path the last change touched, relative to the workspace root',
     }),
+    dry_run: DryRun,
   },
   { additionalProperties: false },
 );
@@ -32,7 +34,17 @@ const Output = Type.Object({
   undone: Type.String({ description: 'The tool whose change was undone' }),
   changedAt: Type.String({ description: 'When that change was made (ISO 8601)' }),
   restored: Type.Array(Restored),
+  dryRun: DryRunResult,
 });
+
+/** What undoing an entry of each kind does (reported by a dry run). */
+const ACTION_OF: Record<HistoryEntry['kind'], 'restored' | 'removed' | 'moved_back'> = {
+  absent: 'removed',
+  moved: 'moved_back',
+  directory: 'restored',
+  symlink: 'restored',
+  file: 'restored',
+};
 
 const conflict = (message: string) =>
   toolgateError('CONFLICT', message, {
@@ -93,7 +105,7 @@ export default defineTool({
   capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
   input: Input,
   output: Output,
-  examples: [{ path: 'src/app.ts' }],
+  examples: [{ path: 'src/app.ts', dry_run: false }],
   async execute(input, ctx) {
     const target = await ctx.workspace.resolve(input.path, { followFinalSymlink: false });
     const { history } = ctx.services;
@@ -132,20 +144,27 @@ export default defineTool({
             },
           );
         }
+        const summary = {
+          path: target.relative,
+          undone: entries[0].tool,
+          changedAt: new Date(entries[0].createdAt).toISOString(),
+        };
+        if (input.dry_run) {
+          const planned = [...entries].reverse().map((entry) => ({
+            path: entry.path,
+            action: ACTION_OF[entry.kind],
+          }));
+          return { ...summary, restored: planned, dryRun: true };
+        }
         const restored = [];
         // Newest first: a move that replaced a file is reversed before that file is put back.
         for (const entry of [...entries].reverse()) restored.push(await restore(ctx, entry));
         await history.drop(ctx.session.id, entries[0].changeId);
-        return {
-          path: target.relative,
-          undone: entries[0].tool,
-          changedAt: new Date(entries[0].createdAt).toISOString(),
-          restored,
-        };
+        return { ...summary, restored, dryRun: false };
       },
     );
   },
   render: (data) =>
-    `Undid ${data.undone} from ${data.changedAt}: ` +
+    `${data.dryRun ? 'Would undo' : 'Undid'} ${data.undone} from ${data.changedAt}: ` +
     data.restored.map((r) => `${r.path} ${r.action.replace('_', ' ')}`).join(', '),
 });

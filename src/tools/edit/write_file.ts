@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import { isToolgateError, toolgateError } from '../../core/errors.js';
 import { defineTool } from '../../core/tool.js';
+import { DryRun, DryRunResult } from '../shared/dry-run.js';
 import { commitWrites } from '../shared/file-commit.js';
 import { checkFresh, ExpectedSha256, lockKey } from '../shared/file-guard.js';
 
@@ -12,6 +13,7 @@ const Input = Type.Object(
     path: Type.String({ minLength: 1, description: 'File path, relative to the workspace root' }),
     content: Type.String({ description: 'The complete new content of the file (UTF-8)' }),
     expected_sha256: ExpectedSha256,
+    dry_run: DryRun,
   },
   { additionalProperties: false },
 );
@@ -20,6 +22,7 @@ const Output = Type.Object({
   path: Type.String(),
   bytesWritten: Type.Integer(),
   created: Type.Boolean({ description: 'True when the file did not exist before' }),
+  dryRun: DryRunResult,
 });
 
 export default defineTool({
@@ -33,7 +36,7 @@ export default defineTool({
   capabilities: { readsFiles: true, writesFiles: true, idempotent: true, destructive: true },
   input: Input,
   output: Output,
-  examples: [{ path: 'notes/todo.md', content: '# Todo\n' }],
+  examples: [{ path: 'notes/todo.md', content: '# Todo\n', dry_run: false }],
   async execute(input, ctx) {
     const bytes = Buffer.byteLength(input.content);
     if (bytes > ctx.limits.writeMaxBytes) {
@@ -61,6 +64,7 @@ export default defineTool({
         });
       checkFresh(ctx, target.relative, existing?.sha256, input.expected_sha256);
       created = existing === undefined;
+      if (input.dry_run) return;
       await commitWrites(ctx, 'write_file', [
         {
           relative: target.relative,
@@ -69,7 +73,10 @@ export default defineTool({
         },
       ]);
     });
-    return { path: target.relative, bytesWritten: bytes, created };
+    return { path: target.relative, bytesWritten: bytes, created, dryRun: input.dry_run };
   },
-  render: (data) => `${data.created ? 'Created' : 'Wrote'} ${data.path} (${data.bytesWritten} bytes)`,
+  render: (data) =>
+    data.dryRun
+      ? `Would ${data.created ? 'create' : 'overwrite'} ${data.path} (${data.bytesWritten} bytes); nothing written`
+      : `${data.created ? 'Created' : 'Wrote'} ${data.path} (${data.bytesWritten} bytes)`,
 });

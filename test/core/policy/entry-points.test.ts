@@ -38,10 +38,11 @@ describe('policy through the batch endpoint and the pipeline itself', () => {
       rateLimits: { '*': { limit: 3, windowSeconds: 60 } },
     });
     await t.call(s, 'list_directory', {}).expect(200);
+    // Three different calls: identical ones would be duplicates, answered once and costing no budget.
     const res = await batch(s, [
-      { name: 'list_directory', arguments: {} },
-      { name: 'list_directory', arguments: {} },
-      { name: 'list_directory', arguments: {} },
+      { name: 'list_directory', arguments: { depth: 1 } },
+      { name: 'list_directory', arguments: { depth: 2 } },
+      { name: 'list_directory', arguments: { depth: 3 } },
     ]);
     const codes = res.body.results.map(
       (r: { success: boolean; error?: { code: string } }) => r.error?.code ?? 'ok',

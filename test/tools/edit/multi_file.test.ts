@@ -153,10 +153,12 @@ describe('delete_file, move_file, create_directory and symlinks', () => {
     expect((await s.call('create_directory', { path: 'd1/d2' })).body.data).toEqual({
       path: 'd1/d2',
       created: true,
+      dryRun: false,
     });
     expect((await s.call('create_directory', { path: 'd1/d2' })).body.data).toEqual({
       path: 'd1/d2',
       created: false,
+      dryRun: false,
     });
     s.put('afile', 'x');
     expect((await s.call('create_directory', { path: 'afile' })).status).toBe(409);
@@ -165,7 +167,7 @@ describe('delete_file, move_file, create_directory and symlinks', () => {
   it('deletes a symlink that points outside without touching its target', async () => {
     symlinkSync(path.join(outside, 'target.txt'), path.join(s.dir, 'out-link'));
     const res = await s.call('delete_file', { path: 'out-link' });
-    expect(res.body.data).toEqual({ path: 'out-link', deleted: true, type: 'symlink' });
+    expect(res.body.data).toEqual({ path: 'out-link', deleted: true, type: 'symlink', dryRun: false });
     expect(readFileSync(path.join(outside, 'target.txt'), 'utf8')).toBe('outside');
   });
 

@@ -185,7 +185,7 @@ describe('history and undo_edit', () => {
     s.put('tree/sub/b.txt', 'B');
     expect((await s.call('delete_file', { path: 'tree' })).status).toBe(422);
     const del = await s.call('delete_file', { path: 'tree', recursive: true });
-    expect(del.body.data).toEqual({ path: 'tree', deleted: true, type: 'directory' });
+    expect(del.body.data).toEqual({ path: 'tree', deleted: true, type: 'directory', dryRun: false });
     await s.call('undo_edit', { path: 'tree' });
     expect(s.text('tree/sub/b.txt')).toBe('B');
   });
@@ -199,7 +199,12 @@ describe('history and undo_edit', () => {
       destination: 'm/dst.txt',
       overwrite: true,
     });
-    expect(moved.body.data).toEqual({ source: 'm/src.txt', destination: 'm/dst.txt', overwritten: true });
+    expect(moved.body.data).toEqual({
+      source: 'm/src.txt',
+      destination: 'm/dst.txt',
+      overwritten: true,
+      dryRun: false,
+    });
     expect(s.text('m/dst.txt')).toBe('source');
     const undo = await s.call('undo_edit', { path: 'm/dst.txt' });
     expect(undo.status).toBe(200);

@@ -1,0 +1,55 @@
+// The MCP server processes of live sessions (and the connections to URL servers, shared by all): one per (session, server), started lazily by the first call
+// of one of its tools, reused by later calls, and gone with the session's runtime (its process dies with
+// the runtime; a closed connection is forgotten, so the next call starts a fresh one).
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpServerConfig } from '../../config.js';
+import type { ToolLogger } from '../../core/context.js';
+import type { SessionRuntime } from '../../runtime/session-runtime.js';
+import { connectServer, connectUrlServer } from './server-process.js';
+
+export class McpSessionClients {
+  private readonly clients = new Map<string, Promise<Client>>();
+
+  constructor(
+    private readonly servers: Readonly<Record<string, McpServerConfig>>,
+    private readonly logger: ToolLogger,
+  ) {}
+
+  /** The connected client of `server` in this runtime's session, started if needed. */
+  client(server: string, runtime: SessionRuntime): Promise<Client> {
+    const config = this.servers[server];
+    // A URL server is one remote service: one connection for every session.
+    const key = config.url !== undefined ? `\0url\0${server}` : `${runtime.sessionId}\0${server}`;
+    let client = this.clients.get(key);
+    if (!client) {
+      client =
+        config.url !== undefined
+          ? connectUrlServer(config)
+          : connectServer(server, config, runtime, this.logger);
+      this.clients.set(key, client);
+      client.then(
+        (connected) => {
+          connected.onclose = () => {
+            if (this.clients.get(key) === client) this.clients.delete(key);
+          };
+        },
+        () => this.clients.delete(key),
+      );
+    }
+    return client;
+  }
+
+  /** Stops the servers of one session (it is being deleted). */
+  async closeSession(sessionId: string): Promise<void> {
+    const prefix = `${sessionId}\0`;
+    const closing = [...this.clients.entries()].filter(([key]) => key.startsWith(prefix));
+    for (const [key] of closing) this.clients.delete(key);
+    await Promise.all(closing.map(([, client]) => client.then((c) => c.close()).catch(() => undefined)));
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(all.map((client) => client.then((c) => c.close()).catch(() => undefined)));
+  }
+}

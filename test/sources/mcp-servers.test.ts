@@ -1,0 +1,146 @@
+// MCP servers as tool sources: @modelcontextprotocol/server-memory from node_modules, run by the
+// runtime's own node inside each session's sandbox (its node_modules bound read-only). Its tools appear
+// as memory__<tool> in category "memory" and every call goes through the pipeline: permissions, rate
+// limits, audit; each session has its own server process working in its own workspace. A Streamable
+// HTTP server on an allowed loopback host is reached from the service.
+import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestApp } from '../helpers/app.js';
+import { startApp } from '../helpers/app.js';
+import { writeConfigFile } from '../ops/with-config.js';
+
+const NODE_MODULES = realpathSync(path.resolve(import.meta.dirname, '../../node_modules'));
+const SERVER = path.join(NODE_MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
+
+describe('MCP server as a tool source', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const config = {
+      mcpServers: {
+        memory: {
+          command: 'node',
+          args: [SERVER],
+          env: { MEMORY_FILE_PATH: '${WORKSPACE}/.memory.jsonl' },
+          readOnlyPaths: [NODE_MODULES],
+        },
+      },
+    };
+    t = await startApp({ TOOLGATE_CONFIG: writeConfigFile(config) });
+  });
+  afterAll(() => t.close());
+
+  const entity = { entities: [{ name: 'toolgate', entityType: 'service', observations: ['runs tools'] }] };
+
+  it('lists the server tools as <server>__<tool> with capabilities from the annotations', async () => {
+    const res = await t.admin(t.http.get('/v1/tools?category=memory'));
+    const byName = Object.fromEntries(res.body.tools.map((tool: { name: string }) => [tool.name, tool]));
+    expect(Object.keys(byName)).toEqual(
+      expect.arrayContaining(['memory__create_entities', 'memory__read_graph']),
+    );
+    expect(byName.memory__read_graph).toMatchObject({ permissions: ['read'], source: 'mcp memory' });
+    expect(byName.memory__create_entities.permissions).toEqual(['read', 'write']);
+  });
+
+  it('runs the server per session inside its workspace, and audits the calls', async () => {
+    const one = await t.createSession({ profile: 'read-write' });
+    const two = await t.createSession({ profile: 'read-write' });
+    const created = await t.call(one, 'memory__create_entities', entity);
+    expect(created.status).toBe(200);
+    const graph = await t.call(one, 'memory__read_graph', {});
+    expect(JSON.stringify(graph.body.data)).toContain('runs tools');
+    // The server's file is in the session's own workspace: it ran there.
+    const memoryFile = path.join(t.app.services.workspaces.dirFor(one.id), '.memory.jsonl');
+    expect(existsSync(memoryFile)).toBe(true);
+    expect(readFileSync(memoryFile, 'utf8')).toContain('toolgate');
+    // Another session has its own server and its own (empty) graph.
+    const other = await t.call(two, 'memory__read_graph', {});
+    expect(JSON.stringify(other.body.data)).not.toContain('runs tools');
+
+    const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${one.id}`));
+    expect(
+      audit.body.entries.map((e: { tool: string; category: string }) => `${e.category}/${e.tool}`),
+    ).toEqual(['memory/memory__read_graph', 'memory/memory__create_entities']);
+  });
+
+  it('checks permissions and rate limits like any tool', async () => {
+    const readOnly = await t.createSession({ profile: 'read-only' });
+    const denied = await t.call(readOnly, 'memory__create_entities', entity);
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('PERMISSION_DENIED');
+    expect((await t.call(readOnly, 'memory__read_graph', {})).status).toBe(200);
+
+    const limited = await t.createSession({
+      profile: 'read-write',
+      rateLimits: { memory: { limit: 2, windowSeconds: 60 } },
+    });
+    expect((await t.call(limited, 'memory__read_graph', {})).status).toBe(200);
+    expect((await t.call(limited, 'memory__search_nodes', { query: 'x' })).status).toBe(200);
+    const third = await t.call(limited, 'memory__read_graph', {});
+    expect(third.status).toBe(429);
+    const bad = await t.call(limited, 'memory__search_nodes', {});
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+  });
+});
+
+describe('a Streamable HTTP MCP server on an allowed host', () => {
+  let remote: Server;
+  let url: string;
+  beforeAll(async () => {
+    // A stateless MCP server on loopback: a fresh server and transport per request.
+    remote = createServer(async (req, res) => {
+      const server = new McpServer({ name: 'remote', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: [
+          {
+            name: 'echo',
+            description: 'Echo a text back',
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+            annotations: { readOnlyHint: true },
+          },
+        ],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+        content: [{ type: 'text', text: `echo: ${String(request.params.arguments?.text)}` }],
+      }));
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      res.on('close', () => void transport.close().then(() => server.close()));
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((resolve) => remote.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(remote.address() as AddressInfo).port}/mcp`;
+  });
+  afterAll(() => new Promise((resolve) => remote.close(resolve)));
+
+  it('offers its tools through the pipeline', async () => {
+    const t = await startApp({
+      TOOLGATE_CONFIG: writeConfigFile({ mcpAllowedHosts: ['127.0.0.1'], mcpServers: { remote: { url } } }),
+    });
+    try {
+      const session = await t.createSession({ profile: 'read-only' });
+      const res = await t.call(session, 'remote__echo', { text: 'hi' });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ content: [{ type: 'text', text: 'echo: hi' }] });
+      expect((await t.call(session, 'remote__echo', {})).body.error.code).toBe('VALIDATION_FAILED');
+      const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${session.id}`));
+      expect(audit.body.entries.map((e: { category: string }) => e.category)).toEqual(['remote', 'remote']);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a URL whose host is not allowed, naming the server', async () => {
+    await expect(
+      startApp({ TOOLGATE_CONFIG: writeConfigFile({ mcpServers: { remote: { url } } }) }),
+    ).rejects.toThrow(/mcpServers\.remote\.url: host 127\.0\.0\.1 is not in mcpAllowedHosts/);
+  });
+});
