@@ -112,7 +112,7 @@ export async function createServices(
   for (const { folder, tool } of toolFolders) {
     registry.add(gateOnSandbox(tool, runner.status), `folder ${path.basename(folder)}`);
   }
-  const mcpClients = new McpSessionClients(config.mcpServers, logger);
+  const mcpClients = new McpSessionClients(config.mcpServers, logger, config.runtime.idleSeconds * 1000);
   for (const { server, tools } of await discoverMcpTools(config, {
     runtimes,
     workspaces,

@@ -68,6 +68,41 @@ describe('MCP server as a tool source', () => {
     ).toEqual(['memory/memory__read_graph', 'memory/memory__create_entities']);
   });
 
+  it('stops an unused server so the runtime idles out, and starts it again on the next call', async () => {
+    const config = {
+      mcpServers: {
+        memory: {
+          command: 'node',
+          args: [SERVER],
+          env: { MEMORY_FILE_PATH: '${WORKSPACE}/.memory.jsonl' },
+          readOnlyPaths: [NODE_MODULES],
+        },
+      },
+    };
+    const idle = await startApp({
+      TOOLGATE_CONFIG: writeConfigFile(config),
+      TOOLGATE_RUNTIME_IDLE_SECONDS: '1',
+    });
+    try {
+      const s = await idle.createSession({ profile: 'read-write' });
+      expect((await idle.call(s, 'memory__create_entities', entity)).status).toBe(200);
+      expect(idle.app.services.runtimes.get(s.id)!.state).toBe('running');
+      const stopped = async () => {
+        for (let i = 0; i < 60 && idle.app.services.runtimes.get(s.id)!.state !== 'stopped'; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        return idle.app.services.runtimes.get(s.id)!.state;
+      };
+      expect(await stopped()).toBe('stopped');
+      // The graph lives in the workspace, so a fresh server sees what the first one wrote.
+      const graph = await idle.call(s, 'memory__read_graph', {});
+      expect(graph.status).toBe(200);
+      expect(JSON.stringify(graph.body.data)).toContain('runs tools');
+    } finally {
+      await idle.close();
+    }
+  });
+
   it('checks permissions and rate limits like any tool', async () => {
     const readOnly = await t.createSession({ profile: 'read-only' });
     const denied = await t.call(readOnly, 'memory__create_entities', entity);

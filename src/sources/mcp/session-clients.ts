@@ -1,6 +1,9 @@
-// The MCP server processes of live sessions (and the connections to URL servers, shared by all): one per (session, server), started lazily by the first call
-// of one of its tools, reused by later calls, and gone with the session's runtime (its process dies with
-// the runtime; a closed connection is forgotten, so the next call starts a fresh one).
+// The MCP server processes of live sessions (and the connections to URL servers, shared by all): one per
+// (session, server), started lazily by the first call of one of its tools, reused by later calls, and gone
+// with the session's runtime (its process dies with the runtime; a closed connection is forgotten, so the
+// next call starts a fresh one). A server process counts as a running command, which keeps its runtime
+// alive; so a session's server unused for the runtime's idle time is stopped, and the runtime can idle
+// out as it would without it.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerConfig } from '../../config.js';
 import type { ToolLogger } from '../../core/context.js';
@@ -9,17 +12,35 @@ import { connectServer, connectUrlServer } from './server-process.js';
 
 export class McpSessionClients {
   private readonly clients = new Map<string, Promise<Client>>();
+  private readonly lastUse = new Map<string, number>();
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly servers: Readonly<Record<string, McpServerConfig>>,
     private readonly logger: ToolLogger,
-  ) {}
+    private readonly idleMs: number,
+  ) {
+    this.sweeper = setInterval(() => this.closeIdle(), Math.max(1000, Math.floor(idleMs / 2)));
+    this.sweeper.unref();
+  }
+
+  private closeIdle(): void {
+    const now = Date.now();
+    for (const [key, used] of this.lastUse) {
+      if (now - used < this.idleMs) continue;
+      this.lastUse.delete(key);
+      const client = this.clients.get(key);
+      this.clients.delete(key);
+      void client?.then((c) => c.close()).catch(() => undefined);
+    }
+  }
 
   /** The connected client of `server` in this runtime's session, started if needed. */
   client(server: string, runtime: SessionRuntime): Promise<Client> {
     const config = this.servers[server];
     // A URL server is one remote service: one connection for every session.
     const key = config.url !== undefined ? `\0url\0${server}` : `${runtime.sessionId}\0${server}`;
+    if (config.url === undefined) this.lastUse.set(key, Date.now());
     let client = this.clients.get(key);
     if (!client) {
       client =
@@ -43,11 +64,16 @@ export class McpSessionClients {
   async closeSession(sessionId: string): Promise<void> {
     const prefix = `${sessionId}\0`;
     const closing = [...this.clients.entries()].filter(([key]) => key.startsWith(prefix));
-    for (const [key] of closing) this.clients.delete(key);
+    for (const [key] of closing) {
+      this.clients.delete(key);
+      this.lastUse.delete(key);
+    }
     await Promise.all(closing.map(([, client]) => client.then((c) => c.close()).catch(() => undefined)));
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.lastUse.clear();
     const all = [...this.clients.values()];
     this.clients.clear();
     await Promise.all(all.map((client) => client.then((c) => c.close()).catch(() => undefined)));
