@@ -18,19 +18,20 @@ import { writeConfigFile } from '../ops/with-config.js';
 const NODE_MODULES = realpathSync(path.resolve(import.meta.dirname, '../../node_modules'));
 const SERVER = path.join(NODE_MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
 
+const config = {
+  mcpServers: {
+    memory: {
+      command: 'node',
+      args: [SERVER],
+      env: { MEMORY_FILE_PATH: '${WORKSPACE}/.memory.jsonl' },
+      readOnlyPaths: [NODE_MODULES],
+    },
+  },
+};
+
 describe('MCP server as a tool source', () => {
   let t: TestApp;
   beforeAll(async () => {
-    const config = {
-      mcpServers: {
-        memory: {
-          command: 'node',
-          args: [SERVER],
-          env: { MEMORY_FILE_PATH: '${WORKSPACE}/.memory.jsonl' },
-          readOnlyPaths: [NODE_MODULES],
-        },
-      },
-    };
     t = await startApp({ TOOLGATE_CONFIG: writeConfigFile(config) });
   });
   afterAll(() => t.close());
@@ -69,16 +70,6 @@ describe('MCP server as a tool source', () => {
   });
 
   it('stops an unused server so the runtime idles out, and starts it again on the next call', async () => {
-    const config = {
-      mcpServers: {
-        memory: {
-          command: 'node',
-          args: [SERVER],
-          env: { MEMORY_FILE_PATH: '${WORKSPACE}/.memory.jsonl' },
-          readOnlyPaths: [NODE_MODULES],
-        },
-      },
-    };
     const idle = await startApp({
       TOOLGATE_CONFIG: writeConfigFile(config),
       TOOLGATE_RUNTIME_IDLE_SECONDS: '1',
