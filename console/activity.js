@@ -219,7 +219,6 @@ export function render(container, [id]) {
             ? 'refused'
             : 'error';
       upsert(data.callId, { tool: data.tool, errorCode: data.error?.code, status });
-      if (status !== 'pending') checkpoints.callEnded(data.callId, false);
     } else if (event === 'tool_call_end') {
       const call = calls.get(data.callId);
       upsert(data.callId, {
@@ -235,7 +234,6 @@ export function render(container, [id]) {
         changes.refreshSoon();
       }
       if (CHECKPOINT_TOOLS.has(data.tool)) checkpoints.refresh();
-      if (data.tool === 'checkpoint_restore') checkpoints.callEnded(data.callId, data.success);
     }
     drawCalls();
   }

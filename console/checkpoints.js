@@ -1,7 +1,7 @@
 // The session page's "Checkpoints" panel: the session's checkpoints (name, time, size) from
 // GET /v1/sessions/{id}/checkpoints, each with a restore button that asks first and then calls
 // POST …/checkpoints/{cp}/restore — the checkpoint_restore tool, under the session's approval policy:
-// a restore that must be approved answers 202 and shows as waiting until the call ends.
+// a restore that must be approved answers 202 and shows as waiting until an operator decides.
 import { api } from './api.js';
 import { bytes, fill, h, pill, say, time } from './dom.js';
 
@@ -69,24 +69,23 @@ export function checkpointsPanel(path, { signal, onRestored }) {
     states.set(cp.id, { state: 'restoring' });
     draw();
     try {
-      const result = await api(`${path}/checkpoints/${encodeURIComponent(cp.id)}/restore`, {
+      let result = await api(`${path}/checkpoints/${encodeURIComponent(cp.id)}/restore`, {
         method: 'POST',
         signal,
       });
-      if (result?.pending) {
-        states.set(cp.id, {
-          state: 'pending',
-          text: 'waiting for an operator to approve the restore',
-          callId: result.callId,
+      // Parked for approval: wait (long-polls) until an operator decides; a denial throws its 403.
+      while (result?.pending) {
+        states.set(cp.id, { state: 'pending', text: 'waiting for an operator to approve the restore' });
+        draw();
+        result = await api(`${path}/calls/${encodeURIComponent(result.callId)}`, {
+          query: { wait: 25 },
+          signal,
         });
-      } else {
-        states.set(cp.id, {
-          state: 'restored',
-          text: `${result.written} written, ${result.removed} removed`,
-        });
-        say(`Restored checkpoint ${label}`);
-        onRestored();
       }
+      const { written, removed } = result.data ?? result;
+      states.set(cp.id, { state: 'restored', text: `${written} written, ${removed} removed` });
+      say(`Restored checkpoint ${label}`);
+      onRestored();
     } catch (err) {
       if (signal.aborted) return;
       states.set(cp.id, { state: 'error', text: err.message });
@@ -94,21 +93,5 @@ export function checkpointsPanel(path, { signal, onRestored }) {
     draw();
   }
 
-  /** A parked restore ended (the stream's tool_call_end): show how, and reload what it changed. */
-  function callEnded(callId, success) {
-    for (const [id, state] of states) {
-      if (state.state === 'pending' && state.callId === callId) {
-        states.set(
-          id,
-          success
-            ? { state: 'restored', text: 'approved and restored' }
-            : { state: 'error', text: 'not restored (denied or failed)' },
-        );
-        draw();
-        if (success) onRestored();
-      }
-    }
-  }
-
-  return { element, refresh: load, callEnded };
+  return { element, refresh: load };
 }

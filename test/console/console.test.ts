@@ -277,6 +277,7 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
       .send({ reason: 'not now' })
       .expect(200);
     await page.waitForSelector(`${row}[data-state="error"]`);
+    expect(await page.$eval(row, (el) => el.textContent)).toContain('not now');
   });
 
   it("approves a parked call (the agent's long-poll completes) and denies another", async () => {
@@ -446,8 +447,11 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     expect(offService).toEqual([]);
     expect(requests.some((url) => url.includes(ADMIN_KEY))).toBe(false);
     expect(problems).toEqual([]);
-    // Only the sign-in with a wrong key was refused (its check, and perhaps the badge's poll).
+    // Only the sign-in with a wrong key was refused (its check, and perhaps the badge's poll), and the
+    // denied restore's result (403 APPROVAL_DENIED).
     expect(failedResponses.length).toBeGreaterThan(0);
-    for (const failure of failedResponses) expect(failure).toMatch(/^401 .*\/v1\/approvals/);
+    for (const failure of failedResponses) {
+      expect(failure).toMatch(/^401 .*\/v1\/approvals|^403 .*\/v1\/sessions\/[^/]+\/calls\//);
+    }
   });
 });
