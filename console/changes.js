@@ -134,7 +134,7 @@ export function changesPanel(path, { signal }) {
 /** The patch cut into one array of lines per file. */
 function splitSections(text) {
   const sections = [];
-  for (const line of text.split('\n')) {
+  for (const line of text.replace(/\n$/, '').split('\n')) {
     if (line.startsWith('diff --git ') || sections.length === 0) sections.push([]);
     sections.at(-1).push(line);
   }

@@ -232,7 +232,11 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     expect(await page.$eval('#changes-diff', (el) => el.textContent)).not.toContain('made.txt');
     await page.click('#changes-show-diff');
     await page.waitForFunction(() => document.getElementById('changes-diff')?.textContent?.includes('+new'));
-    await shot('session-changes');
+    // The whole page in one viewport (a full-page shot repeats the sticky header mid-page): README's picture.
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewport({ width: 1280, height });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'session-changes.png') });
+    await page.setViewport({ width: 1280, height: 900 });
 
     let question = '';
     page.once('dialog', (dialog) => {
