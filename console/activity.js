@@ -132,6 +132,7 @@ export function render(container, [id]) {
           ),
         ),
       );
+      return s;
     } catch (err) {
       fill(
         detail,
@@ -238,11 +239,17 @@ export function render(container, [id]) {
     drawCalls();
   }
 
-  loadDetail();
+  // The panels' reads are tool calls: not made at all when the session's policy would park each one.
+  loadDetail().then((session) => {
+    if (!session) return;
+    const parks = (tool) => session.approval.includes(tool) || session.approval.includes('workspace');
+    changes.setParked(parks('workspace_changes'));
+    checkpoints.setParked(parks('checkpoint_list'));
+    changes.refresh();
+    checkpoints.refresh();
+  });
   loadHistory();
   loadTodos();
-  changes.refresh();
-  checkpoints.refresh();
   if (!readOnlyTools) loadReadOnlyTools().catch((err) => say(err.message, 'error'));
   streamEvents(`${path}/events`, onEvent, controller.signal, (s) => {
     streamState.textContent = s === 'open' ? 'live' : s;

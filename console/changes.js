@@ -7,6 +7,8 @@ import { api, apiText } from './api.js';
 import { fill, h, pill } from './dom.js';
 
 const MAX_DIFF_LINES = 4000;
+const PARKED =
+  "Not loaded: this session's approval policy covers workspace_changes, so each read would wait for an operator.";
 
 export function changesPanel(path, { signal }) {
   const summary = h('div.table-wrap', { id: 'changes' });
@@ -31,10 +33,20 @@ export function changesPanel(path, { signal }) {
   let shown;
   let timer;
   let loading = Promise.resolve();
+  /** Unknown until the session's policy is read: no call before then. */
+  let parked;
 
   async function load() {
+    if (parked === undefined) return;
+    if (parked) {
+      fill(summary, h('p.empty', {}, PARKED));
+      showAll.hidden = true;
+      return;
+    }
     try {
       const report = await api(`${path}/changes`, { query: { since: 'start', format: 'json' }, signal });
+      // Parked anyway (the policy changed): the operator decides in the approvals queue.
+      if (report?.pending) return void fill(summary, h('p.empty', {}, PARKED));
       files = report.files;
       const t = report.totals;
       fill(
@@ -58,13 +70,20 @@ export function changesPanel(path, { signal }) {
         'tr',
         {
           dataset: { path: f.path, status: f.status },
-          'aria-selected': shown === f.path ? 'true' : undefined,
         },
         h('td', {}, pill(f.status, `change-${f.status}`), f.binary ? h('small', {}, ' binary') : ''),
         h(
           'td',
           {},
-          h('button.link.mono', { type: 'button', onclick: () => showDiff(f.path) }, f.path),
+          h(
+            'button.link.mono',
+            {
+              type: 'button',
+              'aria-current': shown === f.path ? 'true' : undefined,
+              onclick: () => showDiff(f.path),
+            },
+            f.path,
+          ),
           f.oldPath ? h('small', {}, ` from ${f.oldPath}`) : '',
         ),
         h('td.num.add', {}, f.binary ? '' : `+${f.additions}`),
@@ -128,6 +147,8 @@ export function changesPanel(path, { signal }) {
       timer = setTimeout(() => this.refresh(), 700);
     },
     dispose: () => clearTimeout(timer),
+    /** True when the session's approval policy covers workspace_changes: the panel then makes no call. */
+    setParked: (value) => (parked = value),
   };
 }
 

@@ -5,6 +5,9 @@
 import { api } from './api.js';
 import { bytes, fill, h, pill, say, time } from './dom.js';
 
+const PARKED =
+  "Not loaded: this session's approval policy covers checkpoint_list, so each read would wait for an operator.";
+
 export function checkpointsPanel(path, { signal, onRestored }) {
   const list = h('ul.checkpoints', { id: 'checkpoints' });
   const element = h(
@@ -17,9 +20,19 @@ export function checkpointsPanel(path, { signal, onRestored }) {
   /** checkpoint id → { state: 'restoring' | 'pending' | 'restored' | 'error', text } */
   const states = new Map();
 
+  /** Unknown until the session's policy is read: no call before then. */
+  let parked;
+
   async function load() {
+    if (parked === undefined) return;
+    if (parked) {
+      fill(list, h('li.empty', {}, PARKED));
+      return;
+    }
     try {
-      ({ checkpoints } = await api(`${path}/checkpoints`, { signal }));
+      const answer = await api(`${path}/checkpoints`, { signal });
+      if (answer?.pending) return void fill(list, h('li.empty', {}, PARKED));
+      ({ checkpoints } = answer);
       draw();
     } catch (err) {
       if (!signal.aborted) fill(list, h('li.empty', {}, err.message));
@@ -93,5 +106,7 @@ export function checkpointsPanel(path, { signal, onRestored }) {
     draw();
   }
 
-  return { element, refresh: load };
+  /** True when the session's approval policy covers checkpoint_list: the panel then makes no call. */
+  const setParked = (value) => (parked = value);
+  return { element, refresh: load, setParked };
 }

@@ -211,7 +211,9 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     expect(await page.$eval(`#checkpoints li[data-checkpoint="${cp}"]`, (el) => el.textContent)).toContain(
       'before the command',
     );
-    expect(await page.$eval('#changes', (el) => el.textContent)).toContain('No files changed');
+    await page.waitForFunction(() =>
+      document.getElementById('changes')?.textContent?.includes('No files changed'),
+    );
 
     // Only a command touches the files: no edit tool call says which.
     const ran = await call(agent, 'run_command', {
@@ -258,7 +260,10 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
   });
 
   it('shows a restore that needs approval as waiting, then as refused when denied', async () => {
-    const agent = await t.createSession({ profile: 'execute', approval: ['checkpoint_restore'] });
+    const agent = await t.createSession({
+      profile: 'execute',
+      approval: ['checkpoint_restore', 'workspace_changes'],
+    });
     const cp = (
       await t
         .admin(t.http.post(`/v1/sessions/${agent.id}/checkpoints`))
@@ -273,9 +278,15 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     await page.waitForSelector(`${row}[data-state="pending"]`);
     expect(await page.$eval(`${row} button.restore`, (el) => (el as HTMLButtonElement).disabled)).toBe(true);
     const pending = await t.admin(t.http.get('/v1/approvals?status=pending')).expect(200);
-    const parked = (pending.body.approvals as { callId: string; tool: string }[]).find(
-      (a) => a.tool === 'checkpoint_restore',
-    )!;
+    // The changes panel made no read that would have parked too; it says why it shows nothing.
+    const waiting = (pending.body.approvals as { callId: string; tool: string; sessionId: string }[]).filter(
+      (a) => a.sessionId === agent.id,
+    );
+    expect(waiting.map((a) => a.tool)).toEqual(['checkpoint_restore']);
+    await page.waitForFunction(() =>
+      document.getElementById('changes')?.textContent?.includes('policy covers'),
+    );
+    const parked = waiting[0];
     await t
       .admin(t.http.post(`/v1/approvals/${parked.callId}/deny`))
       .send({ reason: 'not now' })
