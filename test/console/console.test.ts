@@ -217,7 +217,7 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
 
     // Only a command touches the files: no edit tool call says which.
     const ran = await call(agent, 'run_command', {
-      command: "printf 'alpha\\ngamma\\n' > notes.txt && echo new > made.txt",
+      command: "printf 'alpha\\ngamma\\n' > notes.txt && echo new > made.txt && printf '\\0\\1' > blob.bin",
     });
     expect(((await ran.json()) as { data: { exitCode: number } }).data.exitCode).toBe(0);
     await page.waitForSelector('#changes tr[data-path="made.txt"][data-status="added"]');
@@ -234,6 +234,11 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     expect(await page.$eval('#changes-diff', (el) => el.textContent)).not.toContain('made.txt');
     await page.click('#changes-show-diff');
     await page.waitForFunction(() => document.getElementById('changes-diff')?.textContent?.includes('+new'));
+    // A binary file is listed as such; its patch (base85) is summed up, not shown.
+    expect(await page.$eval('#changes tr[data-path="blob.bin"]', (el) => el.textContent)).toContain('binary');
+    const all = await page.$eval('#changes-diff', (el) => el.textContent!);
+    expect(all).toContain('(binary content not shown)');
+    expect(all).not.toContain('literal ');
     // The whole page in one viewport (a full-page shot repeats the sticky header mid-page): README's picture.
     const height = await page.evaluate(() => document.documentElement.scrollHeight);
     await page.setViewport({ width: 1280, height });
