@@ -1,34 +1,41 @@
 // A session's activity, live: its settings, disk and runtime; the timeline of calls (from the audit log,
 // then the event stream /v1/sessions/{id}/events); a running command's output as it streams; the todo
-// list; and the files its edit calls changed. Watching makes no tool call of its own (todos come from
-// GET /v1/sessions/{id}/todos), so it uses none of the session's rate limit and adds no audit rows.
+// list (GET /v1/sessions/{id}/todos, no tool call); the files changed with their diff (changes.js) and
+// the checkpoints with restore (checkpoints.js). Those two are tools underneath (workspace_changes,
+// checkpoint_list): each load is an audited read in the session's rate limit, so they reload only after
+// a call that may have changed the workspace ends, debounced — never after the console's own reads.
 import { api, streamEvents } from './api.js';
+import { changesPanel } from './changes.js';
+import { checkpointsPanel } from './checkpoints.js';
 import { ago, bytes, fill, h, ms, pill, say, time } from './dom.js';
 
-const EDIT_TOOLS = new Set([
-  'write_file',
-  'edit_file',
-  'multi_edit',
-  'apply_patch',
-  'delete_file',
-  'move_file',
-  'create_directory',
-  'undo_edit',
-]);
+/** Names of the tools that neither write files nor run commands (from GET /v1/tools, no tool call). */
+let readOnlyTools;
+const loadReadOnlyTools = async () => {
+  const { tools } = await api('/v1/tools');
+  readOnlyTools = new Set(
+    tools.filter((t) => !t.capabilities.writesFiles && !t.capabilities.executesCommands).map((t) => t.name),
+  );
+};
+/** Tools whose end changes the checkpoint list. */
+const CHECKPOINT_TOOLS = new Set(['checkpoint_create', 'checkpoint_restore']);
 const MAX_ROWS = 200;
 const MAX_OUTPUT = 200_000;
 
 export function render(container, [id]) {
   const controller = new AbortController();
   const calls = new Map();
-  const files = new Map();
   const path = `/v1/sessions/${encodeURIComponent(id)}`;
   const detail = h('div.detail');
   const timeline = h('tbody', { id: 'timeline' });
   const output = h('pre.output', { id: 'live-output', tabindex: 0, 'aria-label': 'Command output' });
   const outputTitle = h('h2', {}, 'Output');
   const todos = h('ul.todos', { id: 'todos' });
-  const changed = h('ul.files', { id: 'files-changed' });
+  const changes = changesPanel(path, { signal: controller.signal });
+  const checkpoints = checkpointsPanel(path, {
+    signal: controller.signal,
+    onRestored: () => changes.refresh(),
+  });
   const streamState = h('span.stream-state', { id: 'stream-state' }, 'connecting');
   let outputCall;
 
@@ -65,7 +72,8 @@ export function render(container, [id]) {
       ),
       h('section.card.wide', {}, outputTitle, output),
       h('section.card', {}, h('h2', {}, 'Todo list'), todos),
-      h('section.card', {}, h('h2', {}, 'Files changed'), changed),
+      changes.element,
+      checkpoints.element,
     ),
   );
 
@@ -74,20 +82,7 @@ export function render(container, [id]) {
     Object.assign(call, fields);
     calls.set(callId, call);
     if (calls.size > MAX_ROWS) calls.delete(calls.keys().next().value);
-    if (EDIT_TOOLS.has(call.tool) && call.status === 'success') noteFiles(call);
     return call;
-  }
-
-  function noteFiles(call) {
-    let input = {};
-    try {
-      input = JSON.parse(call.inputSummary ?? '{}') ?? {};
-    } catch {
-      // a summary cut at its length limit is not JSON; the path is then unknown
-    }
-    const paths = [input.path, input.source, input.destination].filter((p) => typeof p === 'string');
-    if (paths.length === 0) paths.push(call.tool === 'apply_patch' ? '(files of a patch)' : '(unknown path)');
-    for (const p of paths) files.set(p, { tool: call.tool, time: call.time });
   }
 
   function drawCalls() {
@@ -105,10 +100,6 @@ export function render(container, [id]) {
         ),
       );
     fill(timeline, rows.length ? rows : h('tr', {}, h('td.empty', { colspan: 5 }, 'No calls yet.')));
-    const list = [...files.entries()].map(([p, f]) =>
-      h('li', {}, h('code', {}, p), ' ', h('small', {}, `${f.tool}, ${ago(f.time)}`)),
-    );
-    fill(changed, list.length ? list : h('li.empty', {}, 'No files changed yet.'));
   }
 
   async function loadDetail() {
@@ -141,6 +132,7 @@ export function render(container, [id]) {
           ),
         ),
       );
+      return s;
     } catch (err) {
       fill(
         detail,
@@ -237,14 +229,28 @@ export function render(container, [id]) {
         durationMs: data.durationMs,
       });
       if (data.tool === 'todo_write' && data.success) loadTodos();
-      if (EDIT_TOOLS.has(data.tool) || data.tool === 'run_command') refreshDetailSoon();
+      // A tool not known (yet) as read-only counts as one that may change files.
+      if (!readOnlyTools?.has(data.tool)) {
+        refreshDetailSoon();
+        changes.refreshSoon();
+      }
+      if (CHECKPOINT_TOOLS.has(data.tool)) checkpoints.refresh();
     }
     drawCalls();
   }
 
-  loadDetail();
+  // The panels' reads are tool calls: not made at all when the session's policy would park each one.
+  loadDetail().then((session) => {
+    if (!session) return;
+    const parks = (tool) => session.approval.includes(tool) || session.approval.includes('workspace');
+    changes.setParked(parks('workspace_changes'));
+    checkpoints.setParked(parks('checkpoint_list'));
+    changes.refresh();
+    checkpoints.refresh();
+  });
   loadHistory();
   loadTodos();
+  if (!readOnlyTools) loadReadOnlyTools().catch((err) => say(err.message, 'error'));
   streamEvents(`${path}/events`, onEvent, controller.signal, (s) => {
     streamState.textContent = s === 'open' ? 'live' : s;
     streamState.dataset.state = s;
@@ -252,6 +258,7 @@ export function render(container, [id]) {
   return () => {
     controller.abort();
     clearTimeout(detailTimer);
+    changes.dispose();
   };
 }
 

@@ -28,7 +28,21 @@ function headers(extra = {}) {
 }
 
 /** Calls the API; resolves to the parsed JSON body (null for 204), throws ApiError on an error status. */
-export async function api(path, { method = 'GET', body, signal, query } = {}) {
+export async function api(path, options = {}) {
+  const { status, text } = await send(path, options);
+  const parsed = text ? JSON.parse(text) : null;
+  if (status < 200 || status >= 300) throw new ApiError(status, parsed);
+  return parsed;
+}
+
+/** Like api(), for answers that are text (a diff): resolves to the body as a string. */
+export async function apiText(path, options = {}) {
+  const { status, text } = await send(path, options);
+  if (status < 200 || status >= 300) throw new ApiError(status, parseOrNull(text));
+  return text;
+}
+
+async function send(path, { method = 'GET', body, signal, query } = {}) {
   const url = query ? `${path}?${new URLSearchParams(definedEntries(query))}` : path;
   const res = await fetch(url, {
     method,
@@ -37,10 +51,16 @@ export async function api(path, { method = 'GET', body, signal, query } = {}) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  const parsed = text ? JSON.parse(text) : null;
   if (res.status === 401) for (const listener of unauthorizedListeners) listener();
-  if (!res.ok && res.status !== 202) throw new ApiError(res.status, parsed);
-  return parsed;
+  return { status: res.status, text };
+}
+
+function parseOrNull(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 const definedEntries = (query) =>

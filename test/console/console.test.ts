@@ -181,21 +181,123 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
       document.getElementById('live-output')?.textContent?.includes('second-line'),
     );
     await page.waitForSelector('#timeline tr[data-tool="run_command"][data-status="success"]');
-    // Watching a session makes no tool call of its own.
+    // Watching reads the todo list without a tool call (the changes panel's reads are tools: see below).
     expect(await page.$$('#timeline tr[data-tool="todo_read"]')).toHaveLength(0);
     await call(agent, 'todo_write', { todos: [{ content: 'ship the console', status: 'in_progress' }] });
     await call(agent, 'write_file', { path: 'src/app.py', content: 'print(1)\n' });
     await page.waitForFunction(() =>
       document.getElementById('todos')?.textContent?.includes('ship the console'),
     );
-    await page.waitForFunction(() =>
-      document.getElementById('files-changed')?.textContent?.includes('src/app.py'),
-    );
+    await page.waitForSelector('#changes tr[data-path="src/app.py"][data-status="added"]');
     // The disk use is read again after a write.
     await page.waitForFunction(() =>
       document.querySelector('.facts')?.textContent?.includes('9 B in 1 file'),
     );
     await shot('session');
+  });
+
+  it('shows what a command changed with its diff, lists a checkpoint and restores it', async () => {
+    const agent = await t.createSession({ profile: 'execute', files: { 'notes.txt': 'alpha\nbeta\n' } });
+    const checkpoint = await fetch(`${base}/v1/sessions/${agent.id}/checkpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'before the command' }),
+    });
+    expect(checkpoint.status).toBe(201);
+    const cp = ((await checkpoint.json()) as { id: string }).id;
+    await go(`#/session/${agent.id}`);
+    await page.waitForFunction(() => document.getElementById('stream-state')?.textContent === 'live');
+    await page.waitForSelector(`#checkpoints li[data-checkpoint="${cp}"]`);
+    expect(await page.$eval(`#checkpoints li[data-checkpoint="${cp}"]`, (el) => el.textContent)).toContain(
+      'before the command',
+    );
+    await page.waitForFunction(() =>
+      document.getElementById('changes')?.textContent?.includes('No files changed'),
+    );
+
+    // Only a command touches the files: no edit tool call says which.
+    const ran = await call(agent, 'run_command', {
+      command: "printf 'alpha\\ngamma\\n' > notes.txt && echo new > made.txt && printf '\\0\\1' > blob.bin",
+    });
+    expect(((await ran.json()) as { data: { exitCode: number } }).data.exitCode).toBe(0);
+    await page.waitForSelector('#changes tr[data-path="made.txt"][data-status="added"]');
+    const notes = '#changes tr[data-path="notes.txt"][data-status="modified"]';
+    expect(await page.$eval(notes, (el) => el.textContent)).toContain('+1−1');
+    await page.click(`${notes} button`);
+    await page.waitForFunction(() =>
+      document.getElementById('changes-diff')?.textContent?.includes('+gamma'),
+    );
+    const lines = (kind: string) =>
+      page.$$eval(`#changes-diff span.${kind}`, (spans) => spans.map((s) => s.textContent!.trimEnd()));
+    expect(await lines('add')).toEqual(['+gamma']);
+    expect(await lines('del')).toEqual(['-beta']);
+    expect(await page.$eval('#changes-diff', (el) => el.textContent)).not.toContain('made.txt');
+    await page.click('#changes-show-diff');
+    await page.waitForFunction(() => document.getElementById('changes-diff')?.textContent?.includes('+new'));
+    // A binary file is listed as such; its patch (base85) is summed up, not shown.
+    expect(await page.$eval('#changes tr[data-path="blob.bin"]', (el) => el.textContent)).toContain('binary');
+    const all = await page.$eval('#changes-diff', (el) => el.textContent!);
+    expect(all).toContain('(binary content not shown)');
+    expect(all).not.toContain('literal ');
+    // The whole page in one viewport (a full-page shot repeats the sticky header mid-page): README's picture.
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewport({ width: 1280, height });
+    await page.screenshot({ path: path.join(ARTIFACTS, 'session-changes.png') });
+    await page.setViewport({ width: 1280, height: 900 });
+
+    let question = '';
+    page.once('dialog', (dialog) => {
+      question = dialog.message();
+      void dialog.accept();
+    });
+    await page.click(`#checkpoints li[data-checkpoint="${cp}"] button.restore`);
+    await page.waitForSelector(`#checkpoints li[data-checkpoint="${cp}"][data-state="restored"]`);
+    expect(question).toContain('before the command');
+    const since = await t.http
+      .get(`/v1/sessions/${agent.id}/changes?since=${cp}&format=json`)
+      .set('authorization', `Bearer ${agent.token}`)
+      .expect(200);
+    expect(since.body.files).toEqual([]);
+    expect((await t.call(agent, 'read_file', { path: 'notes.txt' })).body.data.content).toBe('alpha\nbeta');
+    await page.waitForFunction(() =>
+      document.getElementById('changes')?.textContent?.includes('No files changed'),
+    );
+  });
+
+  it('shows a restore that needs approval as waiting, then as refused when denied', async () => {
+    const agent = await t.createSession({
+      profile: 'execute',
+      approval: ['checkpoint_restore', 'workspace_changes'],
+    });
+    const cp = (
+      await t
+        .admin(t.http.post(`/v1/sessions/${agent.id}/checkpoints`))
+        .send({})
+        .expect(201)
+    ).body.id as string;
+    await go(`#/session/${agent.id}`);
+    const row = `#checkpoints li[data-checkpoint="${cp}"]`;
+    await page.waitForSelector(row);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click(`${row} button.restore`);
+    await page.waitForSelector(`${row}[data-state="pending"]`);
+    expect(await page.$eval(`${row} button.restore`, (el) => (el as HTMLButtonElement).disabled)).toBe(true);
+    const pending = await t.admin(t.http.get('/v1/approvals?status=pending')).expect(200);
+    // The changes panel made no read that would have parked too; it says why it shows nothing.
+    const waiting = (pending.body.approvals as { callId: string; tool: string; sessionId: string }[]).filter(
+      (a) => a.sessionId === agent.id,
+    );
+    expect(waiting.map((a) => a.tool)).toEqual(['checkpoint_restore']);
+    await page.waitForFunction(() =>
+      document.getElementById('changes')?.textContent?.includes('policy covers'),
+    );
+    const parked = waiting[0];
+    await t
+      .admin(t.http.post(`/v1/approvals/${parked.callId}/deny`))
+      .send({ reason: 'not now' })
+      .expect(200);
+    await page.waitForSelector(`${row}[data-state="error"]`);
+    expect(await page.$eval(row, (el) => el.textContent)).toContain('not now');
   });
 
   it("approves a parked call (the agent's long-poll completes) and denies another", async () => {
@@ -365,8 +467,11 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     expect(offService).toEqual([]);
     expect(requests.some((url) => url.includes(ADMIN_KEY))).toBe(false);
     expect(problems).toEqual([]);
-    // Only the sign-in with a wrong key was refused (its check, and perhaps the badge's poll).
+    // Only the sign-in with a wrong key was refused (its check, and perhaps the badge's poll), and the
+    // denied restore's result (403 APPROVAL_DENIED).
     expect(failedResponses.length).toBeGreaterThan(0);
-    for (const failure of failedResponses) expect(failure).toMatch(/^401 .*\/v1\/approvals/);
+    for (const failure of failedResponses) {
+      expect(failure).toMatch(/^401 .*\/v1\/approvals|^403 .*\/v1\/sessions\/[^/]+\/calls\//);
+    }
   });
 });
