@@ -13,6 +13,7 @@ import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import approvalRoutes from './routes/approvals.js';
 import auditRoutes from './routes/audit.js';
 import eventRoutes from './routes/events.js';
+import fileRoutes from './routes/files.js';
 import batchCallRoutes from './routes/batch-calls.js';
 import healthRoutes from './routes/health.js';
 import mcpRoutes from './routes/mcp.js';
@@ -97,6 +98,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(auditRoutes);
   await app.register(statsRoutes);
   await app.register(eventRoutes);
+  await app.register(fileRoutes);
   await app.register(metricsRoutes);
   return app;
 }

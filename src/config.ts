@@ -56,6 +56,11 @@ const LimitsSchema = Type.Object(
     commandMaxTimeoutMs: Type.Integer({ minimum: 100, default: 600_000 }),
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
     workspaceMaxBytes: Type.Integer({ minimum: 0, default: 0, description: '0 = no quota' }),
+    uploadMaxBytes: Type.Integer({
+      minimum: 1024,
+      default: 1024 * 1024 * 1024,
+      description: 'Largest raw file upload or archive body (streamed, never held in memory)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -117,6 +122,28 @@ const DiskSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ArchiveSchema = Type.Object(
+  {
+    maxEntries: Type.Integer({ minimum: 1, default: 50_000, description: 'Entries one archive may have' }),
+    maxBytes: Type.Integer({
+      minimum: 1024,
+      default: 1024 * 1024 * 1024,
+      description: 'Bytes of content one archive may extract to',
+    }),
+    maxRatio: Type.Number({
+      minimum: 1,
+      default: 200,
+      description: 'Extracted bytes per archive byte (zip bombs), checked past ratioFloorBytes',
+    }),
+    ratioFloorBytes: Type.Integer({
+      minimum: 0,
+      default: 16 * 1024 * 1024,
+      description: 'The ratio is not checked before this many bytes were extracted',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -145,6 +172,7 @@ export const ConfigFileSchema = Type.Object(
     limits: Type.Optional(Type.Partial(LimitsSchema, { additionalProperties: false })),
     sessions: Type.Optional(Type.Partial(SessionsSchema, { additionalProperties: false })),
     audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
+    archive: Type.Optional(Type.Partial(ArchiveSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
@@ -177,6 +205,7 @@ export interface Config {
   readonly runtime: Readonly<Static<typeof RuntimeSchema>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
+  readonly archive: Readonly<Static<typeof ArchiveSchema>>;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
   readonly telemetry: TelemetryConfig;
@@ -290,6 +319,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ...(file.runtime ?? {}),
     }) as Static<typeof RuntimeSchema>,
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
+    archive: Value.Default(ArchiveSchema, { ...(file.archive ?? {}) }) as Static<typeof ArchiveSchema>,
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
     telemetry: telemetryConfig(env),
