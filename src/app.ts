@@ -11,6 +11,7 @@ import { activeTraceFields, registerRequestTrace } from './http/request-trace.js
 import type { Tracing } from './core/pipeline/trace.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import approvalRoutes from './routes/approvals.js';
+import archiveRoutes from './routes/archive.js';
 import auditRoutes from './routes/audit.js';
 import eventRoutes from './routes/events.js';
 import fileRoutes from './routes/files.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(statsRoutes);
   await app.register(eventRoutes);
   await app.register(fileRoutes);
+  await app.register(archiveRoutes);
   await app.register(metricsRoutes);
   return app;
 }

@@ -16,7 +16,7 @@ import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';
 import { Workspace } from '../runtime/workspace.js';
 import { mimeType } from '../text/mime.js';
 import { beginTransfer } from '../transfer/gate.js';
-import { pullFrom, pumpInto } from '../transfer/runtime-streams.js';
+import { feedAndFinish, pullFrom } from '../transfer/runtime-streams.js';
 
 // The file path is the route's wildcard ("*"): TypeBox cannot compile a property of that name, so it is
 // read from the params as they come and checked by the runtime.
@@ -82,13 +82,7 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
               ...(expected !== undefined ? { expectedSha256: expected } : {}),
             })
           ).result;
-          try {
-            await pumpInto(workspace, stream, rawBody(request), sent);
-            return (await workspace.call('streamFinish', { stream })).result;
-          } catch (err) {
-            await workspace.call('streamClose', { stream }).catch(() => undefined);
-            throw err;
-          }
+          return feedAndFinish(workspace, stream, rawBody(request), sent);
         });
         if (!('sha256' in result))
           throw toolgateError('INTERNAL_ERROR', 'The upload finished as something else');

@@ -2,6 +2,7 @@
 // into the runtime in chunks of about a megabyte, and a Readable that pulls a download out of it chunk by
 // chunk. A couple of chunks are in flight at a time, so the pipe stays busy without anything piling up.
 import { Readable } from 'node:stream';
+import type { OpResult } from '../runtime/ops/index.js';
 import type { Workspace } from '../runtime/workspace.js';
 
 export const CHUNK_BYTES = 1024 * 1024;
@@ -85,4 +86,20 @@ export function pullFrom(
     },
   });
   return readable;
+}
+
+/** Feeds `body` into the open sink `stream` and commits it; on any failure the sink is dropped. */
+export async function feedAndFinish(
+  workspace: Workspace,
+  stream: number,
+  body: AsyncIterable<Buffer>,
+  sent: { bytes: number },
+): Promise<OpResult<'streamFinish'>> {
+  try {
+    await pumpInto(workspace, stream, body, sent);
+    return (await workspace.call('streamFinish', { stream })).result;
+  } catch (err) {
+    await workspace.call('streamClose', { stream }).catch(() => undefined);
+    throw err;
+  }
 }

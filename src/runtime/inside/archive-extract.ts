@@ -45,15 +45,21 @@ export async function extractSink(
   let failure: unknown;
   let zip: { file: string; handle: fs.FileHandle } | undefined;
 
+  const made = new Set<string>();
+  const ensureDir = async (dir: string) => {
+    if (made.has(dir)) return;
+    await makeDirs(dir);
+    made.add(dir);
+  };
   const onEntry = async (entry: EntryWithContent) => {
     const relative = rules.admit(entry);
     if (relative === '') return;
     const at = path.join(staging, relative);
-    if (entry.kind === 'directory') await makeDirs(at);
+    if (entry.kind === 'directory') await ensureDir(at);
     else if (entry.kind === 'symlink') symlinks.push({ at, linkname: entry.linkname! });
     else {
       if (format === 'zip') rules.addBytes(entry.size, received);
-      await makeDirs(path.dirname(at));
+      await ensureDir(path.dirname(at));
       const handle = await fs.open(at, 'wx', (entry.mode & 0o777) | 0o600);
       try {
         for await (const chunk of entry.content!) {
