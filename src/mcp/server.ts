@@ -1,20 +1,30 @@
 // The MCP server one session sees: tools/list shows the tools its permissions allow, tools/call runs
-// through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST.
+// through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST;
+// the workspace's files are its resources (see resources.ts).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { mcpDeclaration } from '../core/formats/mcp.js';
 import type { Pipeline } from '../core/pipeline/pipeline.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { ToolRegistry } from '../core/registry.js';
 import type { SessionRecord } from '../store/sessions.js';
+import type { Services } from '../services.js';
 import { runToolCall } from './call-result.js';
+import { listResources, readResource } from './resources.js';
 
 export interface McpDeps {
   registry: ToolRegistry;
   pipeline: Pipeline;
   /** Shared across requests: the SDK otherwise builds a new Ajv for every server, most of a request's CPU. */
   jsonSchemaValidator: jsonSchemaValidator;
+  /** For the workspace files as resources (the runtime, limits, audit). */
+  services: Services;
 }
 
 const INSTRUCTIONS =
@@ -25,7 +35,7 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   const server = new Server(
     { name: 'toolgate', version: '1.0.0' },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: deps.jsonSchemaValidator,
     },
@@ -38,6 +48,10 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     runToolCall(deps.pipeline, session, request.params.name, request.params.arguments ?? {}, extra.signal),
+  );
+  server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps.services, session));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    readResource(deps.services, session, request.params.uri),
   );
   return server;
 }

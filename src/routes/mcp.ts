@@ -60,7 +60,10 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         const body = await runFastToolCall(pipeline, session, fast, clientGone(reply));
         return reply.code(200).type('application/json').send(JSON.stringify(body));
       }
-      const server = createMcpServer({ registry, pipeline, jsonSchemaValidator }, session);
+      const server = createMcpServer(
+        { registry, pipeline, jsonSchemaValidator, services: app.services },
+        session,
+      );
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

@@ -53,13 +53,17 @@ function permissionError(
   });
 }
 
+/** Who asked, over which entry point: an HTTP request (its principal), or MCP (always the session). */
+export type TransferOrigin = FastifyRequest | { caller: 'session'; entryPoint: 'mcp' };
+
 /** Checks the session may do it (throws PERMISSION_DENIED, audited) and starts its audit row. */
 export function beginTransfer(
   services: Services,
-  request: FastifyRequest,
+  origin: TransferOrigin,
   session: SessionRecord,
   spec: TransferSpec,
 ): Transfer {
+  const request = 'entryPoint' in origin ? undefined : origin;
   const callId = newCallId();
   const started = performance.now();
   let ended = false;
@@ -81,8 +85,8 @@ export function beginTransfer(
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         bytesIn,
         bytesOut,
-        caller: request.principal?.kind ?? 'admin',
-        entryPoint: 'rest',
+        caller: request ? (request.principal?.kind ?? 'admin') : 'session',
+        entryPoint: request ? 'rest' : 'mcp',
         inputSummary: summarizeInput(spec.input),
       });
       try {
@@ -92,7 +96,7 @@ export function beginTransfer(
       }
     },
   };
-  request.callInfo = { sessionId: session.id, tool: spec.name, callId };
+  if (request) request.callInfo = { sessionId: session.id, tool: spec.name, callId };
   const refused = permissionError(services, session, spec.like);
   if (refused) {
     transfer.end({ bytesIn: 0, bytesOut: 0, error: refused });

@@ -928,7 +928,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/sessions/{id}/files/{*}": {
+    "/v1/sessions/{id}/files/{path}": {
         parameters: {
             query?: never;
             header?: never;
@@ -9602,6 +9602,8 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
+                /** @description Workspace-relative file path; may contain slashes (percent-decoded once) */
+                path: string;
             };
             cookie?: never;
         };
@@ -9734,6 +9736,8 @@ export interface operations {
             };
             path: {
                 id: string;
+                /** @description Workspace-relative file path; may contain slashes (percent-decoded once) */
+                path: string;
             };
             cookie?: never;
         };
