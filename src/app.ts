@@ -13,6 +13,7 @@ import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import approvalRoutes from './routes/approvals.js';
 import archiveRoutes from './routes/archive.js';
 import auditRoutes from './routes/audit.js';
+import blobRoutes from './routes/blobs.js';
 import eventRoutes from './routes/events.js';
 import fileRoutes from './routes/files.js';
 import batchCallRoutes from './routes/batch-calls.js';
@@ -101,6 +102,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(eventRoutes);
   await app.register(fileRoutes);
   await app.register(archiveRoutes);
+  await app.register(blobRoutes);
   await app.register(metricsRoutes);
   return app;
 }

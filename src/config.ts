@@ -144,6 +144,17 @@ const ArchiveSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const BlobsSchema = Type.Object(
+  {
+    ttlSeconds: Type.Integer({
+      minimum: 1,
+      default: 3600,
+      description: 'How long an uploaded blob (POST /v1/blobs) is kept',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -173,6 +184,7 @@ export const ConfigFileSchema = Type.Object(
     sessions: Type.Optional(Type.Partial(SessionsSchema, { additionalProperties: false })),
     audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
     archive: Type.Optional(Type.Partial(ArchiveSchema, { additionalProperties: false })),
+    blobs: Type.Optional(Type.Partial(BlobsSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
@@ -206,6 +218,9 @@ export interface Config {
   readonly disk: Readonly<Static<typeof DiskSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly archive: Readonly<Static<typeof ArchiveSchema>>;
+  readonly blobs: Readonly<Static<typeof BlobsSchema>>;
+  /** Directory of workspace templates (POST /v1/sessions `template`); undefined: none. */
+  readonly templatesDir: string | undefined;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
   readonly telemetry: TelemetryConfig;
@@ -320,6 +335,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }) as Static<typeof RuntimeSchema>,
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
     archive: Value.Default(ArchiveSchema, { ...(file.archive ?? {}) }) as Static<typeof ArchiveSchema>,
+    blobs: Value.Default(BlobsSchema, { ...(file.blobs ?? {}) }) as Static<typeof BlobsSchema>,
+    templatesDir: env.TOOLGATE_TEMPLATES_DIR ? path.resolve(env.TOOLGATE_TEMPLATES_DIR) : undefined,
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
     telemetry: telemetryConfig(env),

@@ -25,6 +25,7 @@ import './tools/services.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
+import { BlobStore } from './store/blobs.js';
 import type { Db } from './store/db.js';
 import { openDatabaseOrExplain, prepareDataDir } from './ops/startup.js';
 import { SessionStore } from './store/sessions.js';
@@ -40,6 +41,8 @@ export interface Services extends ToolServices {
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
   readonly stats: StatsStore;
+  /** Uploaded archives waiting to seed sessions (POST /v1/blobs). */
+  readonly blobs: BlobStore;
   readonly registry: ToolRegistry;
   readonly pipeline: Pipeline;
   readonly events: EventHub;
@@ -127,6 +130,7 @@ export async function createServices(
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
+  const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -191,6 +195,7 @@ export async function createServices(
     const auditRows = retentionMs > 0 ? audit.deleteOlderThan(now - retentionMs) : 0;
     approvals.expireDue(now);
     policies.idempotency.deleteExpired(now);
+    await blobs.sweep(now);
     return { sessions: expired.length, auditRows };
   };
 
@@ -205,6 +210,7 @@ export async function createServices(
     sessions,
     audit,
     stats,
+    blobs,
     registry,
     pipeline,
     events,
