@@ -155,6 +155,22 @@ const BlobsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const GitSchema = Type.Object(
+  {
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'Hosts sessions may be cloned from ("github.com", or "host:port" for one port); "file:///dir" allows local repositories under dir',
+    }),
+    timeoutSeconds: Type.Integer({
+      minimum: 1,
+      default: 300,
+      description: 'A clone taking longer is stopped',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -185,6 +201,7 @@ export const ConfigFileSchema = Type.Object(
     audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
     archive: Type.Optional(Type.Partial(ArchiveSchema, { additionalProperties: false })),
     blobs: Type.Optional(Type.Partial(BlobsSchema, { additionalProperties: false })),
+    git: Type.Optional(Type.Partial(GitSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
@@ -219,6 +236,7 @@ export interface Config {
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly archive: Readonly<Static<typeof ArchiveSchema>>;
   readonly blobs: Readonly<Static<typeof BlobsSchema>>;
+  readonly git: Readonly<Static<typeof GitSchema>>;
   /** Directory of workspace templates (POST /v1/sessions `template`); undefined: none. */
   readonly templatesDir: string | undefined;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
@@ -336,6 +354,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
     archive: Value.Default(ArchiveSchema, { ...(file.archive ?? {}) }) as Static<typeof ArchiveSchema>,
     blobs: Value.Default(BlobsSchema, { ...(file.blobs ?? {}) }) as Static<typeof BlobsSchema>,
+    git: Value.Default(GitSchema, { ...(file.git ?? {}) }) as Static<typeof GitSchema>,
     templatesDir: env.TOOLGATE_TEMPLATES_DIR ? path.resolve(env.TOOLGATE_TEMPLATES_DIR) : undefined,
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,

@@ -68,6 +68,8 @@ export const ERROR_CODES = {
   ARCHIVE_INVALID: spec(400, 'validation_error'),
   ARCHIVE_UNSAFE: spec(422, 'security_error'),
   ARCHIVE_TOO_LARGE: spec(413, 'user_error'),
+  SOURCE_NOT_ALLOWED: spec(403, 'security_error'),
+  SOURCE_FAILED: spec(422, 'user_error'),
   // the service
   TIMEOUT: spec(504, 'timeout'),
   SANDBOX_UNAVAILABLE: spec(503, 'system_error'),

@@ -19,7 +19,7 @@ import {
 import type { SessionRecord } from '../store/sessions.js';
 import { writeSeedFiles } from '../sandbox/seed-files.js';
 import { Workspace } from '../runtime/workspace.js';
-import { extractSource, openSource, SessionSourceFields } from '../transfer/session-source.js';
+import { applySource, openSource, SessionSourceFields } from '../transfer/session-source.js';
 
 const CreateSessionBody = Type.Object(
   {
@@ -168,14 +168,14 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request, reply) => {
-      const { files, archive, archive_base64, template, ...policyRequest } = request.body;
+      const { files, archive, archive_base64, template, git, ...policyRequest } = request.body;
       // A bad source is refused before the session exists.
-      const source = await openSource(app.services, { archive, archive_base64, template });
+      const source = await openSource(app.services, { archive, archive_base64, template, git });
       const now = Date.now();
       const { session, token } = sessions.create(sessionPolicy(policyRequest, config, registry, now), now);
       try {
         await workspaces.create(session.id);
-        if (source) await labelled('Source', extractSource(app.services, session, source));
+        if (source) await labelled('Source', applySource(app.services, session, source));
         // Seed files are written by the session's runtime; a session without them starts none yet.
         if (files && Object.keys(files).length > 0) {
           await labelled(

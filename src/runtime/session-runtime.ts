@@ -23,6 +23,8 @@ export interface RuntimeOptions {
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
   readonly hangMs: number;
   readonly cgroups?: PidsCgroups;
+  /** Host directories the runtime sees read-only (one-shot runtimes only, see RuntimeManager.oneShot). */
+  readonly readOnlyBinds?: readonly string[];
   /** When tracing is on: each operation and command of a traced call is a child span of it. */
   readonly tracing?: Tracing;
 }
@@ -88,6 +90,7 @@ export class SessionRuntime {
       workspaceRoot: this.workspaceRoot,
       network: this.network,
       quotaBytes: this.options.quotaBytes,
+      readOnlyBinds: this.options.readOnlyBinds,
     });
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {

@@ -1325,6 +1325,13 @@ export interface operations {
                     archive_base64?: string;
                     /** @description A template directory under TOOLGATE_TEMPLATES_DIR, copied in */
                     template?: string;
+                    /** @description Clone a repository (network for this step only) */
+                    git?: {
+                        /** @description Repository URL; its host must be in git.allowedHosts */
+                        url: string;
+                        /** @description Branch, tag or commit to check out */
+                        ref?: string;
+                    };
                 };
             };
         };

@@ -28,6 +28,7 @@ export function bwrapRuntimeBackend(
     start(request: RuntimeStart) {
       const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true, request.quotaBytes);
       const args = namespaceArgs(layout, request.workspaceRoot, env, { network: request.network });
+      for (const dir of request.readOnlyBinds ?? []) args.push('--ro-bind', dir, dir);
       args.push('--ro-bind', node, NODE, '--ro-bind', bundle, BUNDLE, '--chdir', SANDBOX_WORKSPACE);
       args.push('--', NODE, ...RUNTIME_NODE_FLAGS, BUNDLE);
       return spawn(bwrap, args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });

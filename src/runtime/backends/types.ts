@@ -9,6 +9,8 @@ export interface RuntimeStart {
   readonly network: boolean;
   /** Workspace quota in bytes (0: none), which the runtime holds commands to. */
   readonly quotaBytes: number;
+  /** Host directories visible read-only at the same path (a one-shot runtime cloning a local repository). */
+  readonly readOnlyBinds?: readonly string[];
 }
 
 export interface RuntimeBackend {

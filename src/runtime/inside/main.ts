@@ -22,6 +22,7 @@ import { walkHandlers } from './walk.js';
 import { SCRATCH_NAME } from './archive-extract.js';
 import { StreamTable } from './streams.js';
 import { transferHandlers } from './transfer.js';
+import { gitHandlers } from './git-clone.js';
 
 // The protocol owns stdout.
 console.log = console.error;
@@ -53,6 +54,7 @@ const handlers = new Map<string, AnyHandler>(
     ...sourceHandlers,
     ...treeHandlers,
     ...transferHandlers(streams),
+    ...gitHandlers,
   }) as Array<[string, AnyHandler]>,
 );
 

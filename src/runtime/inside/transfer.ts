@@ -7,7 +7,7 @@ import { fileSink, fileSource, openWithDigest } from './file-transfer.js';
 import { reply, type Handlers } from './handler.js';
 import type { StreamTable } from './streams.js';
 
-export function transferHandlers(streams: StreamTable): Handlers<TransferOps> {
+export function transferHandlers(streams: StreamTable): Handlers<Omit<TransferOps, 'gitClone'>> {
   return {
     async uploadOpen({ path, expectedSha256, maxBytes }, _payload, ctx) {
       const target = await ctx.paths.resolve(path);

@@ -66,6 +66,14 @@ export interface TransferOps {
     args: { path: string; format: 'tar.gz' | 'zip'; gitignore: boolean };
     result: { stream: number; relative: string };
   };
+  /**
+   * Clones a repository into the (empty) workspace root with git, redirects off, only the URL's own
+   * protocol allowed; `ref` (branch, tag or commit) is checked out. The service checked the host first.
+   */
+  gitClone: {
+    args: { url: string; ref?: string; timeoutMs: number };
+    result: { head: string };
+  };
   /** Appends the payload to a writing stream. */
   streamWrite: { args: { stream: number }; result: { bytes: number } };
   /** The next chunk (payload) of a reading stream, at most about maxBytes; eof after the last. */
