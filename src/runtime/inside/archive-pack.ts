@@ -15,6 +15,7 @@ import { GitignoreFilter } from './gitignore.js';
 import type { ResolvedPath } from './paths.js';
 import { readableSource, type SourceStream } from './streams.js';
 
+const SMALL_FILE_BYTES = 512 * 1024;
 const ATOMIC_TEMP = /^\..+\.tg-[0-9a-f]{12}\.tmp$/;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 
@@ -41,7 +42,8 @@ async function openFile(absolute: string): Promise<{ handle: fs.FileHandle; stat
 
 function tarGzWriter(signal: AbortSignal): PackWriter {
   const pack = tar.pack();
-  const output = createGzip({ level: 6 });
+  // Large output chunks: each becomes part of a frame to the service, fewer and fuller is cheaper.
+  const output = createGzip({ level: 6, chunkSize: 256 * 1024 });
   pack.pipe(output);
   // A failure reaches the reader through `output`; the pack's own error event would have no listener.
   pack.on('error', () => undefined);
@@ -64,7 +66,14 @@ function tarGzWriter(signal: AbortSignal): PackWriter {
           mode: stat.mode & 0o7777,
           mtime: stat.mtime,
         };
-        if (stat.size === 0) return await add(header);
+        // Small files (most of a source tree) in one read: a stream per file costs more than the file.
+        if (stat.size <= SMALL_FILE_BYTES) {
+          const bytes = Buffer.allocUnsafe(stat.size);
+          const { bytesRead } = await handle.read(bytes, 0, stat.size, 0);
+          if (bytesRead !== stat.size)
+            throw Object.assign(new Error('file changed while packed'), { code: 'EIO' });
+          return await add(header, bytes);
+        }
         let settle!: (err?: Error | null) => void;
         const written = new Promise<void>((resolve, reject) => {
           settle = (err) => (err ? reject(err) : resolve());
