@@ -5,8 +5,8 @@ import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isToolgateError } from '../../core/errors.js';
 import {
-  encodeFrame,
   FrameReader,
+  writeFrame,
   type FrameHeader,
   type RequestHeader,
   type WireError,
@@ -59,7 +59,7 @@ const handlers = new Map<string, AnyHandler>(
 );
 
 const send = (header: FrameHeader, payload?: Uint8Array) => {
-  process.stdout.write(encodeFrame(header, payload));
+  writeFrame(process.stdout, header, payload);
 };
 
 const toWire = (err: unknown): WireError => {
