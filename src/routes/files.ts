@@ -3,6 +3,7 @@
 // back with its SHA-256 as ETag, If-None-Match and single byte ranges. Allowed when write_file / read_file
 // would be, held to the quota and upload limit, one audit row each.
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -144,16 +145,21 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
       try {
         const workspace = new Workspace(runtimes.for(session), clientGone(reply));
         const noneMatch = request.headers['if-none-match'];
+        // HEAD (Fastify answers it with this route) and conditional or partial GETs first hash and stat.
+        const head = request.method === 'HEAD';
         let span: { start: number; end: number } | undefined;
-        if (rangeHeader || noneMatch) {
-          const digest = (await workspace.call('fileDigest', { path: filePath })).result;
+        let digest: { relative: string; size: number; mtimeMs: number; sha256: string } | undefined;
+        if (rangeHeader || noneMatch || head) {
+          digest = (await workspace.call('fileDigest', { path: filePath })).result;
           if (matchesNoneMatch(noneMatch, digest.sha256)) {
             transfer.end({ bytesIn: 0, bytesOut: 0 });
             return reply.code(304).header('etag', etagOf(digest.sha256)).send();
           }
           span = parseRange(rangeHeader, digest.size);
         }
-        const opened = (await workspace.call('downloadOpen', { path: filePath, ...span })).result;
+        const opened = head
+          ? { ...digest!, stream: undefined }
+          : (await workspace.call('downloadOpen', { path: filePath, ...span })).result;
         const start = span?.start ?? 0;
         const end = Math.min(span?.end ?? opened.size - 1, opened.size - 1);
         reply
@@ -164,6 +170,11 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
           .header('last-modified', new Date(opened.mtimeMs).toUTCString())
           .header('accept-ranges', 'bytes');
         if (span) reply.header('content-range', `bytes ${start}-${end}/${opened.size}`);
+        if (opened.stream === undefined) {
+          transfer.end({ bytesIn: 0, bytesOut: 0 });
+          // An empty stream: Fastify's HEAD handling then keeps our Content-Length (it sets 0 for no body).
+          return reply.send(Readable.from([]));
+        }
         const body = pullFrom(workspace, opened.stream, (bytes, complete, error) =>
           transfer.end({
             bytesIn: 0,

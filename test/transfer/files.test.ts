@@ -93,6 +93,12 @@ describe('raw files', () => {
     const beyond = await get(s, 'range.txt').set('range', 'bytes=20-30');
     expect(beyond.status).toBe(416);
     expect(beyond.headers['content-range']).toBe('bytes */20');
+    const head = await t.http
+      .head(`/v1/sessions/${s.id}/files/range.txt`)
+      .set('authorization', `Bearer ${s.token}`);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe('20');
+    expect(head.headers.etag).toBe(etag);
     const multi = await get(s, 'range.txt').set('range', 'bytes=0-1,4-5');
     expect(multi.status).toBe(200);
     expect(binary(multi).equals(bytes)).toBe(true);
