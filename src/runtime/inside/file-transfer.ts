@@ -112,12 +112,14 @@ export async function fileSink(
   };
   return {
     kind: 'sink',
-    async write(chunk) {
+    accept(chunk) {
       written += chunk.length;
       if (written > allowance) {
         throw written > args.maxBytes ? tooLarge(args.maxBytes) : overQuota(relative, used, quotaBytes);
       }
       hash.update(chunk);
+    },
+    async write(chunk) {
       await guard(relative, () => handle.write(chunk));
     },
     async finish(): Promise<UploadResult> {

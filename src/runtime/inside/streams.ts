@@ -14,6 +14,11 @@ export interface SourceStream {
 
 export interface SinkStream {
   readonly kind: 'sink';
+  /**
+   * Sees each chunk as its frame arrives (in order, synchronously), before the queued write: hashing and
+   * limit checks of the next chunk then overlap the disk write of the previous one.
+   */
+  accept?(chunk: Buffer): void;
   write(chunk: Buffer): Promise<void>;
   /** Commits what was written; the stream is closed afterwards either way. */
   finish(): Promise<UploadResult | ExtractResult>;
@@ -65,6 +70,19 @@ export class StreamTable {
     this.open.delete(id);
     await slot.tail.catch(() => undefined);
     await slot.stream.close().catch(() => undefined);
+  }
+
+  /** Runs the sink's `accept` now (see SinkStream); a refusal drops the stream. */
+  accept(id: number, chunk: Buffer): void {
+    const slot = this.open.get(id);
+    if (slot?.stream.kind !== 'sink' || !slot.stream.accept) return;
+    try {
+      slot.stream.accept(chunk);
+    } catch (err) {
+      this.open.delete(id);
+      void slot.tail.then(() => slot.stream.close()).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** A finished sink is forgotten without being dropped. */

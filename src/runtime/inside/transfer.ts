@@ -52,6 +52,7 @@ export function transferHandlers(streams: StreamTable): Handlers<Omit<TransferOp
     },
 
     async streamWrite({ stream }, payload) {
+      streams.accept(stream, payload);
       await streams.run(stream, 'sink', (sink) => sink.write(payload));
       return reply({ bytes: payload.length });
     },
