@@ -61,6 +61,11 @@ const LimitsSchema = Type.Object(
     commandMaxTimeoutMs: Type.Integer({ minimum: 100, default: 600_000 }),
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
     workspaceMaxBytes: Type.Integer({ minimum: 0, default: 0, description: '0 = no quota' }),
+    uploadMaxBytes: Type.Integer({
+      minimum: 1024,
+      default: 1024 * 1024 * 1024,
+      description: 'Largest raw file upload or archive body (streamed, never held in memory)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -117,6 +122,55 @@ const DiskSchema = Type.Object(
       minimum: 0,
       default: 1000,
       description: '/readyz is not ready when the data filesystem has fewer free inodes than this',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const ArchiveSchema = Type.Object(
+  {
+    maxEntries: Type.Integer({ minimum: 1, default: 50_000, description: 'Entries one archive may have' }),
+    maxBytes: Type.Integer({
+      minimum: 1024,
+      default: 1024 * 1024 * 1024,
+      description: 'Bytes of content one archive may extract to',
+    }),
+    maxRatio: Type.Number({
+      minimum: 1,
+      default: 200,
+      description: 'Extracted bytes per archive byte (zip bombs), checked past ratioFloorBytes',
+    }),
+    ratioFloorBytes: Type.Integer({
+      minimum: 0,
+      default: 16 * 1024 * 1024,
+      description: 'The ratio is not checked before this many bytes were extracted',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const BlobsSchema = Type.Object(
+  {
+    ttlSeconds: Type.Integer({
+      minimum: 1,
+      default: 3600,
+      description: 'How long an uploaded blob (POST /v1/blobs) is kept',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const GitSchema = Type.Object(
+  {
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'Hosts sessions may be cloned from ("github.com", or "host:port" for one port); "file:///dir" allows local repositories under dir',
+    }),
+    timeoutSeconds: Type.Integer({
+      minimum: 1,
+      default: 300,
+      description: 'A clone taking longer is stopped',
     }),
   },
   { additionalProperties: false },
@@ -198,6 +252,9 @@ export const ConfigFileSchema = Type.Object(
     limits: Type.Optional(Type.Partial(LimitsSchema, { additionalProperties: false })),
     sessions: Type.Optional(Type.Partial(SessionsSchema, { additionalProperties: false })),
     audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
+    archive: Type.Optional(Type.Partial(ArchiveSchema, { additionalProperties: false })),
+    blobs: Type.Optional(Type.Partial(BlobsSchema, { additionalProperties: false })),
+    git: Type.Optional(Type.Partial(GitSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
@@ -239,6 +296,11 @@ export interface Config {
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
+  readonly archive: Readonly<Static<typeof ArchiveSchema>>;
+  readonly blobs: Readonly<Static<typeof BlobsSchema>>;
+  readonly git: Readonly<Static<typeof GitSchema>>;
+  /** Directory of workspace templates (POST /v1/sessions `template`); undefined: none. */
+  readonly templatesDir: string | undefined;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
   readonly telemetry: TelemetryConfig;
@@ -353,6 +415,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       ...(file.runtime ?? {}),
     }) as Static<typeof RuntimeSchema>,
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
+    archive: Value.Default(ArchiveSchema, { ...(file.archive ?? {}) }) as Static<typeof ArchiveSchema>,
+    blobs: Value.Default(BlobsSchema, { ...(file.blobs ?? {}) }) as Static<typeof BlobsSchema>,
+    git: Value.Default(GitSchema, { ...(file.git ?? {}) }) as Static<typeof GitSchema>,
+    templatesDir: env.TOOLGATE_TEMPLATES_DIR ? path.resolve(env.TOOLGATE_TEMPLATES_DIR) : undefined,
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
     telemetry: telemetryConfig(env),

@@ -31,6 +31,7 @@ import './tools/services.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
+import { BlobStore } from './store/blobs.js';
 import type { Db } from './store/db.js';
 import { openDatabaseOrExplain, prepareDataDir } from './ops/startup.js';
 import { SessionStore } from './store/sessions.js';
@@ -48,6 +49,8 @@ export interface Services extends ToolServices {
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
   readonly stats: StatsStore;
+  /** Uploaded archives waiting to seed sessions (POST /v1/blobs). */
+  readonly blobs: BlobStore;
   readonly registry: ToolRegistry;
   /** The operator's live enable/disable switches of tools and categories. */
   readonly switches: ToolSwitches;
@@ -158,6 +161,7 @@ export async function createServices(
   const events = new EventHub();
   const switches = new ToolSwitches(new ToolSwitchStore(db));
   const turns = new TurnMemory(config.policy.turnTtlSeconds * 1000);
+  const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -239,6 +243,7 @@ export async function createServices(
     const auditRows = retentionMs > 0 ? audit.deleteOlderThan(now - retentionMs) : 0;
     approvals.expireDue(now);
     policies.idempotency.deleteExpired(now);
+    await blobs.sweep(now);
     return { sessions: expired.length, auditRows };
   };
 
@@ -253,6 +258,7 @@ export async function createServices(
     sessions,
     audit,
     stats,
+    blobs,
     registry,
     switches,
     turns,

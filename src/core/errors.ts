@@ -65,6 +65,13 @@ export const ERROR_CODES = {
   PATCH_FAILED: spec(422, 'user_error'),
   TOOL_FAILED: spec(422, 'user_error'),
   QUOTA_EXCEEDED: spec(507, 'user_error'),
+  // workspaces in and out (files, archives, sources)
+  RANGE_NOT_SATISFIABLE: spec(416, 'user_error'),
+  ARCHIVE_INVALID: spec(400, 'validation_error'),
+  ARCHIVE_UNSAFE: spec(422, 'security_error'),
+  ARCHIVE_TOO_LARGE: spec(413, 'user_error'),
+  SOURCE_NOT_ALLOWED: spec(403, 'security_error'),
+  SOURCE_FAILED: spec(422, 'user_error'),
   // the service
   TIMEOUT: spec(504, 'timeout'),
   SANDBOX_UNAVAILABLE: spec(503, 'system_error'),

@@ -63,7 +63,7 @@ export interface PublishOptions {
 
 export function publishDocument(document: JsonObject, options: PublishOptions): JsonObject {
   const examples = new Map(options.tools.map((tool) => [`call_${tool.name}`, tool.examples ?? []]));
-  const paths = isJsonObject(document.paths) ? document.paths : {};
+  const paths = wildcardsNamed(isJsonObject(document.paths) ? document.paths : {});
   for (const operations of Object.values(paths)) {
     if (!isJsonObject(operations)) continue;
     for (const [method, operation] of Object.entries(operations)) {
@@ -83,6 +83,33 @@ export function publishDocument(document: JsonObject, options: PublishOptions): 
     servers: [{ url: 'http://127.0.0.1:8080', description: 'Local (npm start)' }],
     paths,
   };
+}
+
+/** A wildcard route (`/files/*`, a workspace path with slashes) as a named path parameter `{path}`. */
+function wildcardsNamed(paths: JsonObject): JsonObject {
+  const named: JsonObject = {};
+  for (const [route, operations] of Object.entries(paths)) {
+    if (!route.endsWith('/{*}') || !isJsonObject(operations)) {
+      named[route] = operations;
+      continue;
+    }
+    for (const operation of Object.values(operations)) {
+      if (!isJsonObject(operation)) continue;
+      const parameters = Array.isArray(operation.parameters) ? operation.parameters : [];
+      operation.parameters = [
+        ...parameters,
+        {
+          in: 'path',
+          name: 'path',
+          required: true,
+          description: 'Workspace-relative file path; may contain slashes (percent-decoded once)',
+          schema: { type: 'string', minLength: 1 },
+        },
+      ];
+    }
+    named[`${route.slice(0, -4)}/{path}`] = operations;
+  }
+  return named;
 }
 
 function publishOperation(operation: JsonObject, examples: Map<string, unknown[]>): void {

@@ -31,6 +31,7 @@ export async function registerOpenApi(app: FastifyInstance, tools: readonly AnyT
       tags: [
         { name: 'sessions', description: 'Sessions and their workspaces' },
         { name: 'tools', description: 'Tool declarations' },
+        { name: 'files', description: 'Raw files and archives in and out of a workspace (streamed)' },
         { name: 'approvals', description: 'Calls parked until an operator approves them' },
         { name: 'observability', description: 'Audit log and statistics' },
         { name: 'health', description: 'Liveness and readiness' },

@@ -20,3 +20,7 @@ export const schemaValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema
  * are audited and described for a model); the route's schema then only documents the body.
  */
 export const skipValidation = () => (value: unknown) => ({ value });
+
+/** For routes with a raw (streamed) body: params, query and headers are validated, the body only documented. */
+export const rawBodyValidatorCompiler: FastifySchemaCompiler<TSchema> = (route) =>
+  route.httpPart === 'body' ? skipValidation() : schemaValidatorCompiler(route);

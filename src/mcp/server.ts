@@ -1,7 +1,13 @@
 // The MCP server one session sees: tools/list shows the tools its permissions allow, tools/call runs
-// through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST.
+// through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST;
+// the workspace's files are its resources (see resources.ts).
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { mcpDeclaration } from '../core/formats/mcp.js';
 import type { Pipeline } from '../core/pipeline/pipeline.js';
@@ -9,7 +15,9 @@ import { toolAccess } from '../core/policy/permissions.js';
 import type { ToolRegistry } from '../core/registry.js';
 import type { ToolSwitches } from '../core/switches/tool-switches.js';
 import type { SessionRecord } from '../store/sessions.js';
+import type { Services } from '../services.js';
 import { runToolCall } from './call-result.js';
+import { listResources, readResource } from './resources.js';
 
 export interface McpDeps {
   registry: ToolRegistry;
@@ -17,6 +25,8 @@ export interface McpDeps {
   switches: ToolSwitches;
   /** Shared across requests: the SDK otherwise builds a new Ajv for every server, most of a request's CPU. */
   jsonSchemaValidator: jsonSchemaValidator;
+  /** For the workspace files as resources (the runtime, limits, audit). */
+  services: Services;
 }
 
 const INSTRUCTIONS =
@@ -29,7 +39,7 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
   const server = new Server(
     { name: 'toolgate', version: '1.0.0' },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: false } },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: deps.jsonSchemaValidator,
     },
@@ -49,6 +59,10 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
       extra.signal,
       turnHeader(extra.requestInfo?.headers['x-toolgate-turn']),
     ),
+  );
+  server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps.services, session));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    readResource(deps.services, session, request.params.uri),
   );
   return server;
 }

@@ -65,7 +65,10 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         const body = await runFastToolCall(pipeline, session, fast, clientGone(reply), turnOf(request));
         return reply.code(200).type('application/json').send(JSON.stringify(body));
       }
-      const server = createMcpServer({ registry, pipeline, switches, jsonSchemaValidator }, session);
+      const server = createMcpServer(
+        { registry, pipeline, switches, jsonSchemaValidator, services: app.services },
+        session,
+      );
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

@@ -8,10 +8,18 @@ import { sessionPolicy } from '../core/policy/session-policy.js';
 import { toolAccess } from '../core/policy/permissions.js';
 import type { ToolRegistry } from '../core/registry.js';
 import { sessionForRequest } from '../http/auth.js';
-import { commonErrors, decodeCursor, encodeCursor, Pagination, SessionIdParams } from '../http/schemas.js';
+import {
+  commonErrors,
+  errorRef,
+  decodeCursor,
+  encodeCursor,
+  Pagination,
+  SessionIdParams,
+} from '../http/schemas.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { writeSeedFiles } from '../sandbox/seed-files.js';
 import { Workspace } from '../runtime/workspace.js';
+import { applySource, openSource, SessionSourceFields } from '../transfer/session-source.js';
 
 const CreateSessionBody = Type.Object(
   {
@@ -44,6 +52,7 @@ const CreateSessionBody = Type.Object(
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form, returned as given' }),
     ),
+    ...SessionSourceFields,
   },
   { additionalProperties: false },
 );
@@ -137,6 +146,17 @@ export function sessionView(session: SessionRecord, registry: ToolRegistry): Sta
   };
 }
 
+/** A failed step of seeding a workspace, its error prefixed with the step's name. */
+const labelled = (step: string, work: Promise<void>): Promise<void> =>
+  work.catch((err: unknown) => {
+    throw isToolgateError(err)
+      ? toolgateError(err.code, `${step}: ${err.message}`, {
+          suggestion: err.suggestion,
+          details: err.details,
+        })
+      : err;
+  });
+
 const isCursor = (value: unknown): value is { createdAt: number; id: string } =>
   typeof value === 'object' &&
   value !== null &&
@@ -156,32 +176,30 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
         tags: ['sessions'],
         summary: 'Create a session with its own workspace; returns its token once',
         description:
-          'Admin only. Creates a workspace (optionally seeded with files), picks the tools by profile, categories and exclusions, and returns the session token once; only its hash is stored.',
+          'Admin only. Creates a workspace (optionally from an archive, an uploaded blob or a template, and with seed files on top), picks the tools by profile, categories and exclusions, and returns the session token once; only its hash is stored.',
         body: CreateSessionBody,
-        response: { 201: CreatedSession, ...commonErrors },
+        response: { 201: CreatedSession, ...commonErrors, 413: errorRef, 415: errorRef, 422: errorRef },
       },
     },
     async (request, reply) => {
-      const { files, ...policyRequest } = request.body;
+      const { files, archive, archive_base64, template, git, ...policyRequest } = request.body;
+      // A bad source is refused before the session exists.
+      const source = await openSource(app.services, { archive, archive_base64, template, git });
       const now = Date.now();
       const { session, token } = sessions.create(sessionPolicy(policyRequest, config, registry, now), now);
       try {
         await workspaces.create(session.id);
+        if (source) await labelled('Source', applySource(app.services, session, source));
         // Seed files are written by the session's runtime; a session without them starts none yet.
         const workspace = new Workspace(app.services.runtimes.for(session));
         const seeded = files !== undefined && Object.keys(files).length > 0;
-        if (seeded) await writeSeedFiles(workspace, files);
-        // The base of `changes?since=start` (the empty tree, without a runtime, when nothing was seeded).
-        await app.services.snapshots.baseline(session.id, seeded ? workspace : undefined);
+        if (seeded) await labelled('Seed files', writeSeedFiles(workspace, files));
+        // The base of `changes?since=start`, after the source and the seed files (the empty tree, without
+        // a runtime, when there was neither).
+        await app.services.snapshots.baseline(session.id, seeded || source ? workspace : undefined);
       } catch (err) {
-        // All or nothing: a session whose seed files failed is removed again.
+        // All or nothing: a session whose source or seed files failed is removed again.
         await app.services.deleteSession(session.id);
-        if (isToolgateError(err)) {
-          throw toolgateError(err.code, `Seed files: ${err.message}`, {
-            suggestion: err.suggestion,
-            details: err.details,
-          });
-        }
         throw err;
       }
       return reply.code(201).send({ ...sessionView(session, registry), token });

@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../core/errors.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
 import { FrameWriter } from './frame-writer.js';
-import { encodeFrame, FrameReader, type ProcessEventHeader, type WireError } from './protocol.js';
+import { encodeFrame, FrameReader, writeFrame, type ProcessEventHeader, type WireError } from './protocol.js';
 
 export interface OpReply<R> {
   readonly result: R;
@@ -127,7 +127,7 @@ export class RuntimeConnection {
     const reply = new Promise<OpReply<OpResult<K>>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as Pending['resolve'], reject });
     });
-    writer.write(encodeFrame({ t: 'req', id, op, args }, payload));
+    writeFrame(writer, { t: 'req', id, op, args }, payload);
     if (signal) {
       const cancel = () => {
         if (this.pending.has(id) && this.alive)

@@ -82,6 +82,42 @@ export class RuntimeManager {
     return runtime;
   }
 
+  /**
+   * A separate runtime over the session's workspace for one step that needs more than the session's own
+   * (network, a read-only host directory), e.g. cloning its source; it is stopped when `work` ends.
+   */
+  async oneShot<T>(
+    session: { id: string },
+    options: { network: boolean; readOnlyPaths?: readonly string[] },
+    work: (runtime: SessionRuntime) => Promise<T>,
+  ): Promise<T> {
+    if (!SESSION_ID.test(session.id)) throw new Error(`invalid session id for a runtime: ${session.id}`);
+    const { logger } = this.options;
+    const runtime = new SessionRuntime(
+      session.id,
+      path.join(this.options.workspacesDir, session.id),
+      options.network,
+      this.backend,
+      {
+        idleMs: this.options.idleMs,
+        hangMs: this.options.hangMs,
+        quotaBytes: this.options.quotaBytes,
+        readOnlyPaths: [...(this.options.readOnlyPaths ?? []), ...(options.readOnlyPaths ?? [])],
+      },
+      {
+        started: () => undefined,
+        crashed: (sessionId, reason) =>
+          logger.warn({ sessionId, reason }, 'one-shot runtime exited unexpectedly'),
+        stderr: (sessionId, line) => logger.debug({ sessionId, line: line.slice(0, 500) }, 'runtime stderr'),
+      },
+    );
+    try {
+      return await work(runtime);
+    } finally {
+      await runtime.stop();
+    }
+  }
+
   /** The runtimes that are running now (none is started by asking). */
   running(): SessionRuntime[] {
     return [...this.runtimes.values()].filter((runtime) => runtime.state === 'running');

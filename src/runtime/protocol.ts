@@ -48,11 +48,36 @@ const EMPTY = Buffer.alloc(0);
 export const MAX_FRAME_BYTES = 512 * 1024 * 1024;
 
 export function encodeFrame(header: FrameHeader, payload: Uint8Array = EMPTY): Buffer {
+  const [head, body] = encodeFrameParts(header, payload);
+  return body.length === 0 ? head : Buffer.concat([head, body]);
+}
+
+/** The frame as its head (lengths and header) and the payload as is: large payloads are not copied. */
+export function encodeFrameParts(header: FrameHeader, payload: Uint8Array = EMPTY): [Buffer, Uint8Array] {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const prefix = Buffer.allocUnsafe(8);
-  prefix.writeUInt32LE(4 + json.length + payload.length, 0);
-  prefix.writeUInt32LE(json.length, 4);
-  return payload.length === 0 ? Buffer.concat([prefix, json]) : Buffer.concat([prefix, json, payload]);
+  const head = Buffer.allocUnsafe(8 + json.length);
+  head.writeUInt32LE(4 + json.length + payload.length, 0);
+  head.writeUInt32LE(json.length, 4);
+  json.copy(head, 8);
+  return [head, payload];
+}
+
+/** Payloads from this size on are written after their head rather than copied into one buffer. */
+export const SEPARATE_PAYLOAD_BYTES = 64 * 1024;
+
+/** Writes one frame to a stream, without copying a large payload. */
+export function writeFrame(
+  out: { write(chunk: Uint8Array): unknown },
+  header: FrameHeader,
+  payload: Uint8Array = EMPTY,
+): void {
+  if (payload.length < SEPARATE_PAYLOAD_BYTES) {
+    out.write(encodeFrame(header, payload));
+    return;
+  }
+  const [head, body] = encodeFrameParts(header, payload);
+  out.write(head);
+  out.write(body);
 }
 
 /** Cuts a byte stream into frames; feed it chunks as they arrive. */

@@ -19,7 +19,10 @@ export interface RuntimeEvents {
 export interface RuntimeOptions {
   /** Workspace quota in bytes (0: none). */
   readonly quotaBytes: number;
-  /** Host directories the sandbox shows read-only at the same path (tool folders, MCP server packages). */
+  /**
+   * Host directories the sandbox shows read-only at the same path: tool folders and MCP server packages,
+   * and for a one-shot runtime (RuntimeManager.oneShot) the local repository it clones.
+   */
   readonly readOnlyPaths?: readonly string[];
   readonly idleMs: number;
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */

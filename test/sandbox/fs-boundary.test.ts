@@ -17,6 +17,8 @@ const ALLOWED: Record<string, string> = {
   'jobs/job-manager.ts': 'job log directories in the data dir',
   'store/admin-key.ts': 'the admin key file in the data dir',
   'store/audit.ts': 'the audit journal in the data dir',
+  'store/blobs.ts': 'uploaded blobs in the data dir',
+  'sandbox/templates.ts': "reads the operator's template directories (never a workspace)",
   'store/history.ts': 'history blobs in the data dir (workspace side goes through the runtime)',
   'snapshots/blob-store.ts':
     'snapshot blobs and manifests in the data dir (workspace side goes through the runtime)',

@@ -18,7 +18,7 @@ import { reply, type Handlers } from './handler.js';
 import { entryType, notRegular, toFileStat } from './stat.js';
 import { makeDirs } from '../../lib/make-dirs.js';
 
-const lstatOrNull = (absolute: string): Promise<Stats | null> => fs.lstat(absolute).catch(() => null);
+export const lstatOrNull = (absolute: string): Promise<Stats | null> => fs.lstat(absolute).catch(() => null);
 
 /**
  * Small files are read with synchronous calls: for them a thread-pool round trip per open, fstat, read
@@ -106,6 +106,23 @@ async function readAll(fd: number, expected: number, cap: number): Promise<Buffe
 
 export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
+/** The temp file of an atomic write beside `absolute` (swept at start if a crash left it behind). */
+export const tempPathFor = (absolute: string): string =>
+  path.join(path.dirname(absolute), `.${path.basename(absolute)}.tg-${randomBytes(6).toString('hex')}.tmp`);
+
+/**
+ * Caches keyed on (mtime in whole seconds, size) must see a change: a replacement's mtime never reuses
+ * the replaced file's second.
+ */
+export async function moveMtimePast(handle: fs.FileHandle, previous: Stats | null): Promise<void> {
+  if (!previous?.isFile()) return;
+  const now = Date.now();
+  if (Math.floor(now / 1000) <= Math.floor(previous.mtimeMs / 1000)) {
+    const later = (Math.floor(previous.mtimeMs / 1000) + 1) * 1000;
+    await handle.utimes(new Date(now), new Date(later));
+  }
+}
+
 /**
  * Atomic replacement: temp file beside the target, fsync, rename over it. A crash leaves the old file or
  * the new one. Keeps the old mode, and moves the mtime past the old one when the clock has not.
@@ -118,23 +135,13 @@ export async function writeAtomic(
   const previous = await lstatOrNull(absolute);
   const keepMode = mode ?? (previous?.isFile() ? previous.mode & 0o7777 : undefined);
   await makeDirs(path.dirname(absolute));
-  const temp = path.join(
-    path.dirname(absolute),
-    `.${path.basename(absolute)}.tg-${randomBytes(6).toString('hex')}.tmp`,
-  );
+  const temp = tempPathFor(absolute);
   const handle = await fs.open(temp, 'wx', keepMode ?? 0o644);
   try {
     await handle.writeFile(data);
     await handle.sync();
     if (keepMode !== undefined) await handle.chmod(keepMode);
-    if (previous?.isFile()) {
-      // Caches keyed on (mtime in whole seconds, size) must see the change: never reuse the old second.
-      const now = Date.now();
-      if (Math.floor(now / 1000) <= Math.floor(previous.mtimeMs / 1000)) {
-        const later = (Math.floor(previous.mtimeMs / 1000) + 1) * 1000;
-        await handle.utimes(new Date(now), new Date(later));
-      }
-    }
+    await moveMtimePast(handle, previous);
   } catch (err) {
     await handle.close().catch(() => undefined);
     await fs.rm(temp, { force: true });
@@ -150,7 +157,7 @@ export async function writeAtomic(
   return { created: previous === null, stat: await fs.stat(absolute) };
 }
 
-const guard = async <T>(relative: string, work: () => Promise<T>): Promise<T> => {
+export const guard = async <T>(relative: string, work: () => Promise<T>): Promise<T> => {
   try {
     return await work();
   } catch (err) {

@@ -7,6 +7,8 @@ export interface OpContext {
   readonly paths: WorkspacePaths;
   /** Bytes and files in the workspace; handlers that change sizes tell it by how much. */
   readonly usage: UsageTracker;
+  /** The workspace quota in bytes (0: none): uploads and extractions are held to it. */
+  readonly quotaBytes: number;
   /** Aborted when the service cancels the request (call timeout, client gone). */
   readonly signal: AbortSignal;
   /** Sends an unsolicited frame (process output and exits). */

@@ -5,8 +5,8 @@ import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { isToolgateError } from '../../core/errors.js';
 import {
-  encodeFrame,
   FrameReader,
+  writeFrame,
   type FrameHeader,
   type RequestHeader,
   type WireError,
@@ -21,6 +21,10 @@ import { snapshotHandlers } from './snapshot.js';
 import { sourceHandlers } from './source.js';
 import { treeHandlers } from './tree.js';
 import { walkHandlers } from './walk.js';
+import { SCRATCH_NAME } from './archive-extract.js';
+import { StreamTable } from './streams.js';
+import { transferHandlers } from './transfer.js';
+import { gitHandlers } from './git-clone.js';
 
 // The protocol owns stdout.
 console.log = console.error;
@@ -29,8 +33,10 @@ console.info = console.error;
 const root = realpathSync(process.env.TOOLGATE_RUNTIME_ROOT ?? process.cwd());
 const paths = new WorkspacePaths(root);
 const usage = new UsageTracker(root);
+const quotaBytes = Number(process.env.TOOLGATE_RUNTIME_QUOTA_BYTES ?? 0) || 0;
+const streams = new StreamTable();
 const commands = commandHandlers({
-  quotaBytes: Number(process.env.TOOLGATE_RUNTIME_QUOTA_BYTES ?? 0) || 0,
+  quotaBytes,
   usage,
   shell: process.env.TOOLGATE_RUNTIME_SHELL ?? '/bin/sh',
   prlimit: process.env.TOOLGATE_RUNTIME_PRLIMIT || undefined,
@@ -50,12 +56,14 @@ const handlers = new Map<string, AnyHandler>(
     ...sourceHandlers,
     ...treeHandlers,
     ...snapshotHandlers,
+    ...transferHandlers(streams),
+    ...gitHandlers,
   }) as Array<[string, AnyHandler]>,
 );
 
 const out = new FrameWriter(process.stdout);
 const send = (header: FrameHeader, payload?: Uint8Array) => {
-  out.write(encodeFrame(header, payload));
+  writeFrame(out, header, payload);
 };
 
 const toWire = (err: unknown): WireError => {
@@ -95,7 +103,13 @@ async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
   const controller = new AbortController();
   inFlight.set(request.id, controller);
   try {
-    const out = await handler(request.args, payload, { paths, usage, signal: controller.signal, send });
+    const out = await handler(request.args, payload, {
+      paths,
+      usage,
+      quotaBytes,
+      signal: controller.signal,
+      send,
+    });
     send({ t: 'res', id: request.id, ok: true, result: out.result }, out.payload);
   } catch (err) {
     if (!isToolgateError(err)) console.error('runtime operation failed', request.op, err);
@@ -105,13 +119,15 @@ async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
   }
 }
 
-/** Temp files of atomic writes cut short by a crash: nothing is writing now, so all of them can go. */
+/** Temp files of atomic writes and transfers cut short by a crash: nothing is writing now, so all of them can go. */
 async function removeOrphanedTempFiles(dir: string, depth = 0): Promise<void> {
   if (depth > 64) return;
   const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) await removeOrphanedTempFiles(full, depth + 1);
+    // Transfers cut short: an upload's zip or an extraction's staging directory.
+    if (depth === 0 && SCRATCH_NAME.test(entry.name)) await fs.rm(full, { recursive: true, force: true });
+    else if (entry.isDirectory()) await removeOrphanedTempFiles(full, depth + 1);
     else if (entry.isFile() && /^\..+\.tg-[0-9a-f]{12}\.tmp$/.test(entry.name))
       await fs.rm(full, { force: true });
   }
