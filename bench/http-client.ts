@@ -40,6 +40,9 @@ export function keepAliveClient(): HttpClient {
       return { status: res.status, body: res.body };
     },
     async fetchLike(url, init = {}) {
+      // The SDK opens a GET event stream for server notifications; this client reads whole bodies, so
+      // it declines the stream (405 is how a server says it offers none) and keeps to request/response.
+      if ((init.method ?? 'GET') === 'GET') return new Response(null, { status: 405 });
       const headers = Object.fromEntries(new Headers(init.headers).entries());
       const body = typeof init.body === 'string' ? init.body : undefined;
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));

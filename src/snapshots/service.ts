@@ -156,20 +156,28 @@ export class SnapshotService {
     });
   }
 
-  /** Every change since `since` (start or a checkpoint), whatever made it. */
-  async changes(sessionId: string, workspace: Workspace, since: string): Promise<ChangeSet> {
-    const base = await this.base(sessionId, since);
-    const current = await this.exclusive(
-      sessionId,
-      async () => (await this.snapshotNow(sessionId, workspace)).manifest,
-    );
+  /**
+   * Every change since `since` (start or a checkpoint), whatever made it, handed to `use` while the
+   * session's snapshots are held: the contents it reads stay in the store until it is done (a concurrent
+   * snapshot would otherwise collect blobs of the head this one compares with).
+   */
+  async changes<T>(
+    sessionId: string,
+    workspace: Workspace,
+    since: string,
+    use: (set: ChangeSet) => Promise<T>,
+  ): Promise<T> {
     const store = this.store(sessionId);
-    return {
-      since,
-      changes: compareSnapshots(base, current),
-      contentOf: async (entry) =>
-        entry.type === 'symlink' ? Buffer.from(entry.linkTarget ?? '', 'utf8') : store.read(entry.sha256!),
-    };
+    return this.exclusive(sessionId, async () => {
+      const base = await this.base(sessionId, since);
+      const current = (await this.snapshotNow(sessionId, workspace)).manifest;
+      return use({
+        since,
+        changes: compareSnapshots(base, current),
+        contentOf: async (entry) =>
+          entry.type === 'symlink' ? Buffer.from(entry.linkTarget ?? '', 'utf8') : store.read(entry.sha256!),
+      });
+    });
   }
 
   /**

@@ -2,13 +2,18 @@
 // workspace directory `d` for a symlink to a directory OUTSIDE the workspace (a host path, and the
 // sandbox's own /etc and /tmp) while every path-taking tool works under d/. Tools run in the session
 // runtime, whose namespace has nothing of the host: however the race falls, no call may read the
-// outside canary, and nothing outside may be created, changed, moved or deleted.
+// outside canary, and nothing outside may be created, changed, moved or deleted. The same holds for the
+// routes that take paths without being tools (raw file PUT/GET, archive extract and download) and for
+// the snapshot tools (changes, checkpoint, restore), which walk and rewrite the whole tree.
 // CI-sized by default; the long run: TOOLGATE_RACE_CALLS=2000 npx vitest run test/sandbox/race.test.ts
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { tarOf } from '../transfer/archive-helpers.js';
 
 const CALLS = Number(process.env.TOOLGATE_RACE_CALLS ?? 120);
 const CONCURRENCY = 8;
@@ -67,7 +72,63 @@ const TOOLS: Array<[string, Input]> = [
   ['get_project_overview', () => ({})],
   ['read_file', () => ({ path: 'd/canary.txt' })],
   ['read_file', () => ({ path: 'd/passwd' })],
+  ['workspace_changes', () => ({ since: 'start', format: 'diff' })],
+  ['checkpoint_create', (i) => ({ name: `race-${i}` })],
 ];
+
+type Session = { id: string; token: string };
+/** A whole response body as bytes, whatever its type. */
+const bytes = (test: supertest.Test) =>
+  test.buffer(true).parse((res, done) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => done(null, Buffer.concat(chunks)));
+  });
+
+/** Requests other than tool calls, by name; each answers with the body's text for the leak check. */
+const ROUTES: Array<[string, (t: TestApp, s: Session, i: number, archive: Buffer) => Promise<Answer>]> = [
+  [
+    'PUT files',
+    (t, s, i) =>
+      answer(
+        t.http
+          .put(`/v1/sessions/${s.id}/files/d/${TAG}-u${i}.txt`)
+          .set('authorization', `Bearer ${s.token}`)
+          .send(Buffer.from('uploaded')),
+      ),
+  ],
+  ['GET files', (t, s) => answer(bytes(auth(t.http.get(`/v1/sessions/${s.id}/files/d/a.txt`), s)))],
+  ['GET files passwd', (t, s) => answer(bytes(auth(t.http.get(`/v1/sessions/${s.id}/files/d/passwd`), s)))],
+  [
+    'POST archive',
+    (t, s, _i, archive) =>
+      answer(
+        auth(t.http.post(`/v1/sessions/${s.id}/archive?path=d`), s)
+          .set('content-type', 'application/octet-stream')
+          .send(archive),
+      ),
+  ],
+  [
+    'GET archive',
+    (t, s) => answer(bytes(auth(t.http.get(`/v1/sessions/${s.id}/archive?path=d&format=tar.gz`), s)), true),
+  ],
+];
+
+interface Answer {
+  status: number;
+  body: { error?: { code?: string } } | undefined;
+  text: string;
+}
+const auth = (test: supertest.Test, s: Session) => test.set('authorization', `Bearer ${s.token}`);
+async function answer(test: supertest.Test, gzipped = false): Promise<Answer> {
+  const res = await test;
+  const raw: unknown = res.body;
+  if (!Buffer.isBuffer(raw)) return { status: res.status, body: res.body, text: res.text ?? '' };
+  const plain = gzipped && res.status === 200 ? gunzipSync(raw) : raw;
+  const text = plain.toString('latin1');
+  const body = res.status >= 400 ? (JSON.parse(raw.toString('utf8')) as Answer['body']) : undefined;
+  return { status: res.status, body, text };
+}
 
 /** Everything under a directory: relative path → content ('' for directories). */
 function snapshotTree(dir: string): Record<string, string> {
@@ -89,7 +150,7 @@ describe('race: directory swapped for a symlink under every path-taking tool', (
   let isolated = false;
 
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'auto' });
+    t = await startApp({ TOOLGATE_SANDBOX: 'auto', LOG_LEVEL: process.env.RACE_LOG ?? 'silent' }, process.env.RACE_LOG ? { logger: true } : {});
     isolated = t.app.services.runner.status.isolated;
     outside = tempDir('toolgate-race-outside-');
     writeFileSync(path.join(outside, 'canary.txt'), SECRET);
@@ -142,19 +203,43 @@ describe('race: directory swapped for a symlink under every path-taking tool', (
       const statuses = new Map<number, number>();
       const leaks: string[] = [];
       const timings: string[] = [];
-      for (const [tool, input] of TOOLS) {
+      // A checkpoint of the tree before the swapping starts: restoring it rewrites d/ while d may be a
+      // symlink to the outside at that moment.
+      const checkpoint = await t.call(s, 'checkpoint_create', { name: 'before' });
+      expect(checkpoint.status).toBe(200);
+      const restore = (): Record<string, unknown> => ({ checkpoint: checkpoint.body.data.id });
+      const archive = await tarOf([
+        { name: `${TAG}-arc.txt`, content: 'from an archive' },
+        { name: `${TAG}-arcdir/`, type: 'directory' },
+        { name: `${TAG}-arcdir/f.txt`, content: 'nested' },
+      ]);
+      const operations: Array<[string, (i: number) => Promise<Answer>]> = [
+        ...TOOLS.map(([tool, input]): [string, (i: number) => Promise<Answer>] => [
+          tool,
+          async (i) => {
+            const res = await t.call(s, tool, input(i));
+            return { status: res.status, body: res.body, text: res.text };
+          },
+        ]),
+        ['checkpoint_restore', () => t.call(s, 'checkpoint_restore', restore())],
+        ...ROUTES.map(([name, run]): [string, (i: number) => Promise<Answer>] => [
+          name,
+          (i) => run(t, s, i, archive),
+        ]),
+      ];
+      for (const [tool, operation] of operations) {
         const began = performance.now();
         let next = 0;
         const worker = async () => {
           while (next < CALLS) {
             const i = next++;
-            const res = await t.call(s, tool, input(i));
+            const res = await operation(i);
             statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
             if (res.status >= 500 && res.body?.error?.code !== 'RUNTIME_UNAVAILABLE') {
               leaks.push(`${tool} → ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
             }
             if (res.text.includes(SECRET) || (HOST_PASSWD_LINE && res.text.includes(HOST_PASSWD_LINE))) {
-              leaks.push(`${tool} ${JSON.stringify(input(i))} read outside: ${res.text.slice(0, 300)}`);
+              leaks.push(`${tool} (call ${i}) read outside: ${res.text.slice(0, 300)}`);
             }
           }
         };
@@ -169,10 +254,10 @@ describe('race: directory swapped for a symlink under every path-taking tool', (
       expect(snapshotTree(outside)).toEqual(before);
       for (const dir of ['/etc', tmpdir(), '/', path.dirname(outside)]) expect(tagged(dir), dir).toEqual([]);
       console.info(
-        `race test: ${CALLS} calls × ${TOOLS.length} tool inputs; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
+        `race test: ${CALLS} calls × ${operations.length} operations; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
           timings.join(', '),
       );
     },
-    Math.max(600_000, CALLS * TOOLS.length * 20),
+    Math.max(600_000, CALLS * (TOOLS.length + ROUTES.length + 1) * 20),
   );
 });

@@ -3,7 +3,7 @@
 // writes responses and process events on stdout; anything printed by accident goes to stderr instead.
 import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { isToolgateError } from '../../core/errors.js';
+import { fromFsError, isToolgateError } from '../../core/errors.js';
 import {
   FrameReader,
   writeFrame,
@@ -76,7 +76,13 @@ const toWire = (err: unknown): WireError => {
     };
   }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  // Never a path: the message of a raw fs error names the runtime's view of it.
+  // A file-system error an operation did not name itself: the workspace changed under it (a command
+  // moved, deleted or swapped something meanwhile), or a limit of the disk. Mapped like the tools' own
+  // errors, but never with a path: the message of a raw fs error names the runtime's view of it.
+  if (typeof (err as NodeJS.ErrnoException | undefined)?.errno === 'number') {
+    const mapped = fromFsError(err, 'a path of this operation (did the workspace change meanwhile?)');
+    if (mapped.code !== 'INTERNAL_ERROR') return toWire(mapped);
+  }
   return {
     code: 'INTERNAL_ERROR',
     message: `runtime operation failed (${code ?? (err as Error)?.name ?? 'unknown'})`,

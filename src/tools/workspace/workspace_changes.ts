@@ -38,8 +38,9 @@ export default defineTool({
   output: ChangeReport,
   examples: [{ since: 'start', format: 'summary', max_diff_bytes: 262144 }],
   async execute(input, ctx) {
-    const set = await ctx.services.snapshots.changes(ctx.session.id, ctx.workspace, input.since);
-    return reportChanges(set, { diff: input.format === 'diff', maxDiffBytes: input.max_diff_bytes });
+    return ctx.services.snapshots.changes(ctx.session.id, ctx.workspace, input.since, (set) =>
+      reportChanges(set, { diff: input.format === 'diff', maxDiffBytes: input.max_diff_bytes }),
+    );
   },
   render: (data) => {
     const lines = data.files.map(
