@@ -150,7 +150,10 @@ describe('race: directory swapped for a symlink under every path-taking tool', (
   let isolated = false;
 
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'auto', LOG_LEVEL: process.env.RACE_LOG ?? 'silent' }, process.env.RACE_LOG ? { logger: true } : {});
+    t = await startApp(
+      { TOOLGATE_SANDBOX: 'auto', LOG_LEVEL: process.env.RACE_LOG ?? 'silent' },
+      process.env.RACE_LOG ? { logger: true } : {},
+    );
     isolated = t.app.services.runner.status.isolated;
     outside = tempDir('toolgate-race-outside-');
     writeFileSync(path.join(outside, 'canary.txt'), SECRET);
