@@ -7,7 +7,7 @@
 import { api, streamEvents } from './api.js';
 import { changesPanel } from './changes.js';
 import { checkpointsPanel } from './checkpoints.js';
-import { ago, bytes, fill, h, ms, pill, say, time } from './dom.js';
+import { ago, bytes, fill, h, ms, pill, say, time, table } from './dom.js';
 
 /** Names of the tools that neither write files nor run commands (from GET /v1/tools, no tool call). */
 let readOnlyTools;
@@ -51,24 +51,7 @@ export function render(container, [id]) {
         'section.card.wide',
         { 'aria-labelledby': 'timeline-title' },
         h('h2', { id: 'timeline-title' }, 'Calls'),
-        h(
-          'div.table-wrap',
-          {},
-          h(
-            'table',
-            {},
-            h(
-              'thead',
-              {},
-              h(
-                'tr',
-                {},
-                ['Time', 'Tool', 'Input', 'Status', 'Duration'].map((t) => h('th', { scope: 'col' }, t)),
-              ),
-            ),
-            timeline,
-          ),
-        ),
+        h('div.table-wrap', {}, table('table', ['Time', 'Tool', 'Input', 'Status', 'Duration'], timeline)),
       ),
       h('section.card.wide', {}, outputTitle, output),
       h('section.card', {}, h('h2', {}, 'Todo list'), todos),

@@ -2,7 +2,7 @@
 // patches, the command for run_command), approved or denied with a reason. Polled every 2 s, so every
 // open console sees a decision made in another one; recently decided calls are listed below.
 import { api } from './api.js';
-import { ago, fill, h, pill, say, setApprovalCount, time } from './dom.js';
+import { ago, fill, h, pill, say, setApprovalCount, time, table } from './dom.js';
 
 const MAX_PREVIEW_LINES = 400;
 
@@ -20,24 +20,7 @@ export function render(container) {
     ),
     pendingList,
     h('h2', {}, 'Recently decided'),
-    h(
-      'div.table-wrap',
-      {},
-      h(
-        'table',
-        {},
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ['Decided', 'Session', 'Tool', 'Status', 'Reason'].map((t) => h('th', { scope: 'col' }, t)),
-          ),
-        ),
-        decidedList,
-      ),
-    ),
+    h('div.table-wrap', {}, table('table', ['Decided', 'Session', 'Tool', 'Status', 'Reason'], decidedList)),
   );
 
   async function decide(approval, action, reasonInput, buttons) {

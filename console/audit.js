@@ -1,7 +1,7 @@
 // Audit page: the audit log with the API's filters (session, tool, status, since, until) and its cursor
 // paging ("Load older"), and an export of the loaded rows as CSV or JSON.
 import { api } from './api.js';
-import { fill, h, ms, pill, say } from './dom.js';
+import { fill, h, ms, pill, say, table } from './dom.js';
 
 const COLUMNS = [
   'time',
@@ -70,20 +70,9 @@ export function render(container) {
     h(
       'div.table-wrap',
       {},
-      h(
+      table(
         'table.audit',
-        {},
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ['Time', 'Session', 'Tool', 'Status', 'Code', 'Duration', 'Caller', 'Input'].map((t) =>
-              h('th', { scope: 'col' }, t),
-            ),
-          ),
-        ),
+        ['Time', 'Session', 'Tool', 'Status', 'Code', 'Duration', 'Caller', 'Input'],
         body,
       ),
     ),

@@ -4,7 +4,7 @@
 // is a workspace_changes call (a read: audited, counted in the session's rate limit), so the panel
 // refreshes only when the page asks, debounced. Diff text goes into the page as text nodes only.
 import { api, apiText } from './api.js';
-import { fill, h, pill } from './dom.js';
+import { fill, h, pill, table } from './dom.js';
 
 const MAX_DIFF_LINES = 4000;
 const PARKED =
@@ -90,23 +90,7 @@ export function changesPanel(path, { signal }) {
         h('td.num.del', {}, f.binary ? '' : `−${f.deletions}`),
       ),
     );
-    fill(
-      summary,
-      h(
-        'table.changes',
-        {},
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ['Status', 'Path', 'Added', 'Removed'].map((t) => h('th', { scope: 'col' }, t)),
-          ),
-        ),
-        h('tbody', {}, rows),
-      ),
-    );
+    fill(summary, table('table.changes', ['Status', 'Path', 'Added', 'Removed'], h('tbody', {}, rows)));
   }
 
   /** Shows the diff of one file (by path), or of every file (null). */

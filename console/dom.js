@@ -87,3 +87,21 @@ export function setApprovalCount(count) {
   badge.textContent = String(count);
   badge.dataset.count = String(count);
 }
+
+/** A table with a header row of column names (th scope=col) over `body` (a tbody or rows). */
+export function table(spec, headers, body) {
+  return h(
+    spec,
+    {},
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        headers.map((t) => h('th', { scope: 'col' }, t)),
+      ),
+    ),
+    body,
+  );
+}

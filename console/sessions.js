@@ -1,13 +1,13 @@
 // Sessions page: the live list (profile, age, last activity, calls, errors, runtime state), filter and
 // search, create (profile, TTL; the token is shown once with a copy button) and delete.
 import { api } from './api.js';
-import { age, ago, fill, h, pill, say } from './dom.js';
+import { age, ago, fill, h, pill, say, table } from './dom.js';
 
 const PROFILES = ['read-only', 'read-write', 'execute', 'full'];
 
 export function render(container) {
   const state = { sessions: [], stats: {}, query: '', profile: '', runtime: '' };
-  const table = h('tbody');
+  const rowsBody = h('tbody');
   const created = h('div.created', { 'aria-live': 'polite' });
   const search = h('input', {
     type: 'search',
@@ -69,21 +69,10 @@ export function render(container) {
     h(
       'div.table-wrap',
       {},
-      h(
+      table(
         'table.sessions',
-        {},
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ['Session', 'Profile', 'Age', 'Last activity', 'Calls', 'Errors', 'Runtime', ''].map((t) =>
-              h('th', { scope: 'col' }, t),
-            ),
-          ),
-        ),
-        table,
+        ['Session', 'Profile', 'Age', 'Last activity', 'Calls', 'Errors', 'Runtime', ''],
+        rowsBody,
       ),
     ),
   );
@@ -169,7 +158,7 @@ export function render(container) {
         ),
       );
     });
-    fill(table, rows.length ? rows : h('tr', {}, h('td.empty', { colspan: 8 }, 'No sessions match.')));
+    fill(rowsBody, rows.length ? rows : h('tr', {}, h('td.empty', { colspan: 8 }, 'No sessions match.')));
   }
 
   async function load() {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
+import { CapabilitiesSchema } from './core/tool.js';
 
 const PermissionSchema = Type.Union([
   Type.Literal('read'),
@@ -206,17 +207,7 @@ const PolicySchema = Type.Object(
 /** Behaviour an operator declares for an MCP server's tool, replacing what its annotations say. */
 const McpToolOverrideSchema = Type.Object(
   {
-    capabilities: Type.Object(
-      {
-        readsFiles: Type.Optional(Type.Boolean()),
-        writesFiles: Type.Optional(Type.Boolean()),
-        executesCommands: Type.Optional(Type.Boolean()),
-        network: Type.Optional(Type.Boolean()),
-        idempotent: Type.Optional(Type.Boolean()),
-        destructive: Type.Optional(Type.Boolean()),
-      },
-      { additionalProperties: false },
-    ),
+    capabilities: CapabilitiesSchema,
   },
   { additionalProperties: false },
 );

@@ -31,6 +31,17 @@ export async function callToolForRoute(
   return undefined;
 }
 
+/** Runs the tool and answers with its data under `status` (a refusal or a parked call as the tool route would). */
+export async function sendToolResult(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: { sessionId: string; toolName: string; input: unknown; status: number },
+): Promise<FastifyReply> {
+  const data = await callToolForRoute(app, request, reply, call.sessionId, call.toolName, call.input);
+  return data === undefined ? reply : reply.code(call.status).send(data);
+}
+
 /** preValidation for optional bodies: no body at all validates as `{}` (Fastify would say "must be object"). */
 export async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
   if (request.body === undefined || request.body === null) request.body = {};

@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { toolgateError } from '../core/errors.js';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, errorRef, PendingCallSchema } from '../http/schemas.js';
-import { callToolForRoute, emptyBodyAsObject } from '../http/tool-backed.js';
+import { emptyBodyAsObject, sendToolResult } from '../http/tool-backed.js';
 import { CheckpointSchema } from '../store/checkpoints.js';
 import checkpointRestore from '../tools/workspace/checkpoint_restore.js';
 
@@ -43,16 +43,13 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
       },
     },
     async (request, reply) => {
-      const data = await callToolForRoute(
-        app,
-        request,
-        reply,
-        request.params.id,
-        'checkpoint_create',
-        request.body ?? {},
-      );
-      if (data !== undefined) return reply.code(201).send(data as never);
-      return reply;
+      const input = request.body ?? {};
+      return sendToolResult(app, request, reply, {
+        sessionId: request.params.id,
+        toolName: 'checkpoint_create',
+        input,
+        status: 201,
+      });
     },
   );
 
@@ -70,9 +67,13 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
       },
     },
     async (request, reply) => {
-      const data = await callToolForRoute(app, request, reply, request.params.id, 'checkpoint_list', {});
-      if (data !== undefined) return reply.code(200).send(data as never);
-      return reply;
+      const sessionId = request.params.id;
+      return sendToolResult(app, request, reply, {
+        sessionId,
+        toolName: 'checkpoint_list',
+        input: {},
+        status: 200,
+      });
     },
   );
 
@@ -91,9 +92,13 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
     },
     async (request, reply) => {
       const { id, checkpoint } = request.params;
-      const data = await callToolForRoute(app, request, reply, id, 'checkpoint_restore', { checkpoint });
-      if (data !== undefined) return reply.code(200).send(data as never);
-      return reply;
+      const input = { checkpoint };
+      return sendToolResult(app, request, reply, {
+        sessionId: id,
+        toolName: 'checkpoint_restore',
+        input,
+        status: 200,
+      });
     },
   );
 

@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { asBytes } from '../helpers/bytes.js';
 import { tarOf } from '../transfer/archive-helpers.js';
 
 const CALLS = Number(process.env.TOOLGATE_RACE_CALLS ?? 120);
@@ -77,13 +78,6 @@ const TOOLS: Array<[string, Input]> = [
 ];
 
 type Session = { id: string; token: string };
-/** A whole response body as bytes, whatever its type. */
-const bytes = (test: supertest.Test) =>
-  test.buffer(true).parse((res, done) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('end', () => done(null, Buffer.concat(chunks)));
-  });
 
 /** Requests other than tool calls, by name; each answers with the body's text for the leak check. */
 const ROUTES: Array<[string, (t: TestApp, s: Session, i: number, archive: Buffer) => Promise<Answer>]> = [
@@ -97,8 +91,8 @@ const ROUTES: Array<[string, (t: TestApp, s: Session, i: number, archive: Buffer
           .send(Buffer.from('uploaded')),
       ),
   ],
-  ['GET files', (t, s) => answer(bytes(auth(t.http.get(`/v1/sessions/${s.id}/files/d/a.txt`), s)))],
-  ['GET files passwd', (t, s) => answer(bytes(auth(t.http.get(`/v1/sessions/${s.id}/files/d/passwd`), s)))],
+  ['GET files', (t, s) => answer(asBytes(auth(t.http.get(`/v1/sessions/${s.id}/files/d/a.txt`), s)))],
+  ['GET files passwd', (t, s) => answer(asBytes(auth(t.http.get(`/v1/sessions/${s.id}/files/d/passwd`), s)))],
   [
     'POST archive',
     (t, s, _i, archive) =>
@@ -110,7 +104,7 @@ const ROUTES: Array<[string, (t: TestApp, s: Session, i: number, archive: Buffer
   ],
   [
     'GET archive',
-    (t, s) => answer(bytes(auth(t.http.get(`/v1/sessions/${s.id}/archive?path=d&format=tar.gz`), s)), true),
+    (t, s) => answer(asBytes(auth(t.http.get(`/v1/sessions/${s.id}/archive?path=d&format=tar.gz`), s)), true),
   ],
 ];
 

@@ -6,6 +6,7 @@ import { readdirSync, writeFileSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { asBytes } from '../helpers/bytes.js';
 import { fingerprint, patchBytes, storedZipOf, tarOf, zipOf } from './archive-helpers.js';
 
 type Session = { id: string; token: string };
@@ -20,15 +21,7 @@ describe('archives', () => {
       .set('content-type', 'text/plain')
       .send(body);
   const download = (s: Session, query: string) =>
-    t.http
-      .get(`/v1/sessions/${s.id}/archive?${query}`)
-      .set('authorization', `Bearer ${s.token}`)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+    asBytes(t.http.get(`/v1/sessions/${s.id}/archive?${query}`).set('authorization', `Bearer ${s.token}`));
 
   beforeAll(async () => {
     const dir = tempDir('toolgate-config-');

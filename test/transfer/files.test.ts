@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { asBytes } from '../helpers/bytes.js';
 
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const binary = (res: { body: unknown }) => res.body as Buffer;
@@ -20,15 +21,9 @@ describe('raw files', () => {
       .set('content-type', 'text/plain')
       .send(body);
   const get = (session: { id: string; token: string }, path: string) =>
-    t.http
-      .get(`/v1/sessions/${session.id}/files/${path}`)
-      .set('authorization', `Bearer ${session.token}`)
-      .buffer(true)
-      .parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+    asBytes(
+      t.http.get(`/v1/sessions/${session.id}/files/${path}`).set('authorization', `Bearer ${session.token}`),
+    );
 
   beforeAll(async () => {
     t = await startApp({}, {});

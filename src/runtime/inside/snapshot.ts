@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fromFsError, isToolgateError, toolgateError } from '../../core/errors.js';
 import { makeDirs } from '../../lib/make-dirs.js';
 import type { ScanEntry, SnapshotOps } from '../ops/snapshot.js';
+import { readMany } from './read-many.js';
 import { reply, type Handlers } from './handler.js';
 
 /** Temp files of our own atomic writes: transient, never part of a snapshot. */
@@ -80,9 +81,6 @@ async function scan(root: string, maxEntries: number, signal: AbortSignal): Prom
   await visit(root, '');
   return entries;
 }
-
-/** Files read at once: enough to keep the disk busy, few enough to bound memory. */
-const PARALLEL_READS = 16;
 
 const guard = async <T>(relative: string, work: () => Promise<T>): Promise<T> => {
   try {
@@ -175,10 +173,9 @@ export const snapshotHandlers: Handlers<SnapshotOps> = {
   },
 
   async snapshotRead({ paths: wanted }, _payload, { paths }) {
-    const contents: (Buffer | null)[] = new Array(wanted.length).fill(null);
     const keys: (string | null)[] = new Array(wanted.length).fill(null);
     const ctimes: (number | null)[] = new Array(wanted.length).fill(null);
-    const readOne = async (i: number) => {
+    const { sizes, payload } = await readMany(wanted.length, async (i) => {
       try {
         const target = await paths.resolve(wanted[i], { followFinalSymlink: false });
         const handle = await fs.open(
@@ -187,26 +184,22 @@ export const snapshotHandlers: Handlers<SnapshotOps> = {
         );
         try {
           const stat = await handle.stat({ bigint: true });
-          if (!stat.isFile()) return;
-          contents[i] = await handle.readFile();
+          if (!stat.isFile()) return null;
+          const content = await handle.readFile();
           // The key after the read: a write while we read changes it, and the next snapshot reads again.
           const after = await handle.stat({ bigint: true });
           keys[i] = statKey(after);
           ctimes[i] = ms(after.ctimeNs);
+          return content;
         } finally {
           await handle.close();
         }
       } catch {
         // Gone, replaced by a link or a directory, unreadable: reported as null.
+        return null;
       }
-    };
-    for (let i = 0; i < wanted.length; i += PARALLEL_READS) {
-      await Promise.all(wanted.slice(i, i + PARALLEL_READS).map((_, j) => readOne(i + j)));
-    }
-    return reply(
-      { sizes: contents.map((c) => (c === null ? null : c.length)), keys, ctimesMs: ctimes },
-      Buffer.concat(contents.filter((c): c is Buffer => c !== null)),
-    );
+    });
+    return reply({ sizes, keys, ctimesMs: ctimes }, payload);
   },
 
   async snapshotApply(args, payload, { paths, usage }) {

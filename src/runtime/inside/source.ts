@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { SourceFilter, SourceOps } from '../ops/source.js';
 import { reply, type Handlers } from './handler.js';
 import { openRegular } from './stat.js';
+import { readMany } from './read-many.js';
 import { walkSourceFiles } from './source-walk.js';
 
 const accepts = (filter: SourceFilter) => {
@@ -14,7 +15,6 @@ const accepts = (filter: SourceFilter) => {
 };
 
 /** Files read at once: enough to keep the disk busy, few enough to bound memory. */
-const PARALLEL_READS = 16;
 
 export const sourceHandlers: Handlers<SourceOps> = {
   async walkSource({ path: input, filter, maxFiles }, _payload, { paths, signal }) {
@@ -30,26 +30,20 @@ export const sourceHandlers: Handlers<SourceOps> = {
   },
 
   async readFiles({ paths: wanted, maxBytesEach }, _payload, { paths }) {
-    const contents: (Buffer | null)[] = new Array(wanted.length).fill(null);
-    const readOne = async (i: number) => {
+    const { sizes, payload } = await readMany(wanted.length, async (i) => {
       try {
         const target = await paths.resolve(wanted[i]);
         const { handle, stat } = await openRegular(target.absolute, target.relative);
         try {
-          if (stat.size <= maxBytesEach) contents[i] = await handle.readFile();
+          return stat.size <= maxBytesEach ? await handle.readFile() : null;
         } finally {
           await handle.close();
         }
       } catch {
         // Missing, outside, not a regular file or unreadable: reported as null.
+        return null;
       }
-    };
-    for (let i = 0; i < wanted.length; i += PARALLEL_READS) {
-      await Promise.all(wanted.slice(i, i + PARALLEL_READS).map((_, j) => readOne(i + j)));
-    }
-    return reply(
-      { sizes: contents.map((c) => (c === null ? null : c.length)) },
-      Buffer.concat(contents.filter((c): c is Buffer => c !== null)),
-    );
+    });
+    return reply({ sizes }, payload);
   },
 };

@@ -3,21 +3,9 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { Compile } from 'typebox/compile';
-import { TOOL_NAME_PATTERN } from '../../core/tool.js';
+import { CapabilitiesSchema, TOOL_NAME_PATTERN } from '../../core/tool.js';
 
 const SnakeName = Type.String({ pattern: TOOL_NAME_PATTERN.source });
-
-const CapabilitiesSchema = Type.Object(
-  {
-    readsFiles: Type.Optional(Type.Boolean()),
-    writesFiles: Type.Optional(Type.Boolean()),
-    executesCommands: Type.Optional(Type.Boolean()),
-    network: Type.Optional(Type.Boolean()),
-    idempotent: Type.Optional(Type.Boolean()),
-    destructive: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
 
 /** An input JSON Schema in the OpenAI function shape (`parameters`): an object with properties. */
 const ParametersSchema = Type.Object(
