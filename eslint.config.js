@@ -26,21 +26,25 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'error' },
   },
   {
-    // The boundary of confinement: tools, the code index, core, routes and HTTP never touch the file
+    // The boundary of confinement: tools, engines, the contract, policies, routes and HTTP never touch the file
     // system or start processes themselves. Workspace I/O and commands belong in src/runtime/inside (run
     // by the session runtime, inside the sandbox); tools reach them through ctx.workspace.
     files: [
       'src/tools/**/*.ts',
       'src/code/**/*.ts',
-      'src/core/**/*.ts',
+      'src/contract/**/*.ts',
+      'src/engine/**/*.ts',
+      'src/policies/**/*.ts',
+      'src/edit/**/*.ts',
+      'src/project/**/*.ts',
+      'src/todos/**/*.ts',
       'src/routes/**/*.ts',
       'src/http/**/*.ts',
-      'src/mcp/**/*.ts',
-      'src/text/**/*.ts',
+      'src/protocols/**/*.ts',
     ],
     ignores: [
       // Loads plugin modules from the operator's plugin directory (not a workspace).
-      'src/core/plugins.ts',
+      'src/contract/plugins.ts',
       // Checks that the data dir and the workspaces base directory are writable (never inside one).
       'src/routes/health.ts',
     ],

@@ -2,7 +2,7 @@
 // them rate-limited on purpose, against a toolgate child process. Baseline: GET /healthz in the same run.
 // Fails (exit 1) on any response other than 200 or an intended 429. LOAD_SECONDS shortens it.
 import { fmt } from './lib.js';
-import { runMixedLoad } from '../test/ops/load-driver.js';
+import { runMixedLoad } from '../test/system/load-driver.js';
 
 const durationSeconds = Number(process.env.LOAD_SECONDS ?? 60);
 const report = await runMixedLoad({ durationSeconds, sessions: 100, connections: 100 });

@@ -4,8 +4,8 @@
 // backends. Sequential (one request at a time) so the numbers are per-command latency, not throughput.
 // The goal: p50 ≤ 10 ms through the API (31 ms before the session runtime).
 import { spawn } from 'node:child_process';
-import { BASE_ENV } from '../src/sandbox/runner/runner.js';
-import { effectiveLimits } from '../src/sandbox/runner/limits.js';
+import { BASE_ENV } from '../src/runtime/runner/runner.js';
+import { effectiveLimits } from '../src/runtime/runner/limits.js';
 import { fmt, load, percentile, startServer } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);

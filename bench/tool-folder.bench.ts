@@ -4,8 +4,8 @@
 // numbers are per-call latency. The goal: API p50 ≤ 1.3× the direct run.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BASE_ENV } from '../src/sandbox/runner/runner.js';
-import { effectiveLimits } from '../src/sandbox/runner/limits.js';
+import { BASE_ENV } from '../src/runtime/runner/runner.js';
+import { effectiveLimits } from '../src/runtime/runner/limits.js';
 import { fmt, load, percentile, startServer } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);

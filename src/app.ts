@@ -8,10 +8,10 @@ import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
-import type { Tracing } from './core/pipeline/trace.js';
+import type { Tracing } from './engine/trace.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import consoleRoutes from './console/routes.js';
-import approvalRoutes from './routes/approvals.js';
+import approvalRoutes from './policies/approvals/routes.js';
 import archiveRoutes from './routes/archive.js';
 import auditRoutes from './routes/audit.js';
 import blobRoutes from './routes/blobs.js';

@@ -4,7 +4,7 @@
 // from another origin.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { loadConsoleAssets } from './assets.js';
 
 export const CONSOLE_CSP = [

@@ -2,7 +2,7 @@
 // ones (health, docs, openapi.json). Also the one place that decides whether a caller may see a session.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { toolgateError, type ToolgateError } from '../core/errors.js';
+import { toolgateError, type ToolgateError } from '../lib/errors.js';
 import type { SessionRecord } from '../store/sessions.js';
 
 export type Principal = { kind: 'admin' } | { kind: 'session'; session: SessionRecord };

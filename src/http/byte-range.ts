@@ -1,7 +1,7 @@
 // HTTP conditional and partial GETs of one representation: If-None-Match against an ETag, and a single
 // byte range (RFC 9110 §14). Several ranges, or a malformed header, are ignored (the whole file is sent),
 // as the RFC allows; a range that starts past the end is 416.
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 
 export const etagOf = (sha256: string): string => `"${sha256}"`;
 

@@ -1,8 +1,8 @@
 // Turns a pipeline outcome into the HTTP response: 200 with the success envelope, or the error envelope
 // with the error's status. The success body is assembled from the once-serialised data.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { successEnvelopeJson } from '../core/pipeline/envelope.js';
-import type { CallOutcome } from '../core/pipeline/types.js';
+import { successEnvelopeJson } from '../engine/envelope.js';
+import type { CallOutcome } from '../engine/types.js';
 import { sendError } from './error-envelope.js';
 
 export function sendCallOutcome(reply: FastifyReply, request: FastifyRequest, outcome: CallOutcome) {

@@ -7,7 +7,7 @@ import {
   type ErrorCode,
   type ToolgateError,
   fromStorageError,
-} from '../core/errors.js';
+} from '../lib/errors.js';
 
 export interface ErrorEnvelope {
   success: false;

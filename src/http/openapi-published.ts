@@ -2,7 +2,7 @@
 // schemas: a request field with a default is optional (the server fills it in; a generated client must
 // not force callers to send it), tool operations carry their tools' examples, and the document says where
 // it is served, under which license, and what every operation may answer.
-import type { AnyTool } from '../core/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import { isJsonObject, type JsonObject } from '../lib/json.js';
 
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { AnyTool } from '../core/tool.js';
+import type { AnyTool } from '../contract/tool.js';
 import { publishDocument } from './openapi-published.js';
 import { ErrorEnvelopeSchema } from './schemas.js';
 

@@ -3,7 +3,7 @@
 // Fastify's bodyLimit does not apply to such a stream; the routes enforce limits.uploadMaxBytes.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 
 /** Call inside the plugin that registers the raw-body routes (it is scoped to that plugin). */
 export function acceptRawBodies(app: FastifyInstance): void {

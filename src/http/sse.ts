@@ -1,9 +1,9 @@
 // Server-Sent Events: a hijacked response with heartbeat comments, used by the activity stream and by
 // tool calls sent with "Accept: text/event-stream" (start, output…, end with the result envelope).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { failureEnvelope, successEnvelopeJson } from '../core/pipeline/envelope.js';
-import { newCallId } from '../core/pipeline/pipeline.js';
-import type { CallOutcome, CallRequest } from '../core/pipeline/types.js';
+import { failureEnvelope, successEnvelopeJson } from '../engine/envelope.js';
+import { newCallId } from '../engine/pipeline.js';
+import type { CallOutcome, CallRequest } from '../engine/types.js';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { toolgateError } from '../core/errors.js';
-import type { CommandRunner } from '../sandbox/runner/runner.js';
+import { toolgateError } from '../lib/errors.js';
+import type { CommandRunner } from '../runtime/runner/runner.js';
 import type { CommandRequest, SessionRuntime } from '../runtime/session-runtime.js';
 import { Job, type KillReason } from './job.js';
 import { JobLog } from './job-log.js';

@@ -2,7 +2,7 @@
 // can build many apps), counters and histograms fed by the pipeline's onCallEnd hook, and gauges read
 // from callbacks other services register (active sessions, running jobs).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ERROR_CODES, type ErrorCode } from '../core/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../lib/errors.js';
 
 /** What the pipeline reports when a call ends. */
 export interface CallEndMetric {

@@ -3,7 +3,7 @@
 // tools) through the services' shutdown signal. app.close() closes SQLite last; exit 0 once it is done.
 // A second signal, or a close that hangs past the hard deadline, exits at once with 1.
 import type { FastifyInstance } from 'fastify';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 
 /** After the grace period, aborted calls get this long to unwind before the process gives up. */
 const HARD_DEADLINE_AFTER_GRACE_MS = 5_000;

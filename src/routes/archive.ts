@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { sessionForRequest } from '../http/auth.js';
 import { clientGone } from '../http/call-response.js';
 import { acceptRawBodies, binaryBody, checkDeclaredLength, rawBody } from '../http/raw-body.js';

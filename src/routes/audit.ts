@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { commonErrors, decodeCursor, encodeCursor, Pagination, parseTime } from '../http/schemas.js';
 import { scopedSessionId } from './scope.js';
 

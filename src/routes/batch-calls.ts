@@ -1,9 +1,9 @@
 // POST /v1/sessions/{id}/calls: several tool calls in one request, in toolgate, OpenAI or Anthropic
 // format, answered in the same format. The work is done by core/batch; this file is only HTTP.
 import type { FastifyInstance } from 'fastify';
-import { executeBatch } from '../core/batch/execute.js';
-import { BatchBodySchema, MAX_BATCH_CALLS, parseBatch } from '../core/batch/parse.js';
-import { BatchAnswerSchema, renderBatch } from '../core/batch/render.js';
+import { executeBatch } from '../engine/batch/execute.js';
+import { BatchBodySchema, MAX_BATCH_CALLS, parseBatch } from '../protocols/batch/parse.js';
+import { BatchAnswerSchema, renderBatch } from '../protocols/batch/render.js';
 import { sessionForRequest } from '../http/auth.js';
 import { clientGone, turnOf } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';

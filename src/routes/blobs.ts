@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { acceptRawBodies, binaryBody, checkDeclaredLength, rawBody } from '../http/raw-body.js';
 import { commonErrors, errorRef } from '../http/schemas.js';
 import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';

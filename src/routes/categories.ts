@@ -3,9 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
-import { toolAccess } from '../core/policy/permissions.js';
-import { recordSwitch } from '../core/switches/record-switch.js';
+import { toolgateError } from '../lib/errors.js';
+import { toolAccess } from '../policies/permissions/permissions.js';
+import { recordSwitch } from '../policies/tool-switches/record-switch.js';
 import { commonErrors } from '../http/schemas.js';
 import { EnabledBody } from './tools.js';
 

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, errorRef, PendingCallSchema } from '../http/schemas.js';
 import { emptyBodyAsObject, sendToolResult } from '../http/tool-backed.js';

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { sessionForRequest } from '../http/auth.js';
 import { etagOf, matchesNoneMatch, parseRange } from '../http/byte-range.js';
 import { clientGone } from '../http/call-response.js';
@@ -15,7 +15,7 @@ import { acceptRawBodies, binaryBody, checkDeclaredLength, rawBody } from '../ht
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';
 import { Workspace } from '../runtime/workspace.js';
-import { mimeType } from '../text/mime.js';
+import { mimeType } from '../lib/mime.js';
 import { beginTransfer } from '../transfer/gate.js';
 import { feedAndFinish, pullFrom } from '../transfer/runtime-streams.js';
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { isToolgateError, toolgateError } from '../core/errors.js';
+import { isToolgateError, toolgateError } from '../lib/errors.js';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { emptyBodyAsObject } from '../http/tool-backed.js';

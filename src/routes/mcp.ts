@@ -5,11 +5,11 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { clientGone, turnOf } from '../http/call-response.js';
 import { openEventStream, wantsEventStream, type EventStream } from '../http/sse.js';
-import { fastToolCall, runFastToolCall } from '../mcp/fast-call.js';
-import { createMcpServer } from '../mcp/server.js';
+import { fastToolCall, runFastToolCall } from '../protocols/mcp/fast-call.js';
+import { createMcpServer } from '../protocols/mcp/server.js';
 import type { SessionRecord } from '../store/sessions.js';
 
 const LIST_CHANGED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });

@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { RateLimitsSchema } from '../config.js';
-import { isToolgateError, toolgateError } from '../core/errors.js';
-import { sessionPolicy } from '../core/policy/session-policy.js';
-import { toolAccess } from '../core/policy/permissions.js';
-import type { ToolRegistry } from '../core/registry.js';
+import { isToolgateError, toolgateError } from '../lib/errors.js';
+import { sessionPolicy } from '../policies/session-policy.js';
+import { toolAccess } from '../policies/permissions/permissions.js';
+import type { ToolRegistry } from '../contract/registry.js';
 import { sessionForRequest } from '../http/auth.js';
 import {
   commonErrors,

@@ -2,12 +2,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../core/errors.js';
-import { LLM_FORMATS, llmToolList, LlmToolListSchema } from '../core/formats/llm.js';
-import { toolgateDeclaration } from '../core/formats/toolgate.js';
-import { toolAccess } from '../core/policy/permissions.js';
-import type { RegisteredTool } from '../core/registry.js';
-import { recordSwitch } from '../core/switches/record-switch.js';
+import { toolgateError } from '../lib/errors.js';
+import { LLM_FORMATS, llmToolList, LlmToolListSchema } from '../protocols/llm.js';
+import { toolgateDeclaration } from '../protocols/toolgate.js';
+import { toolAccess } from '../policies/permissions/permissions.js';
+import type { RegisteredTool } from '../contract/registry.js';
+import { recordSwitch } from '../policies/tool-switches/record-switch.js';
 import { commonErrors } from '../http/schemas.js';
 
 const ToolDeclaration = Type.Object({

@@ -1,7 +1,7 @@
 // The service's end of one runtime process: sends requests, matches responses, routes process events,
 // and turns the process's death into 503 RUNTIME_UNAVAILABLE for everything still waiting on it.
 import type { ChildProcess } from 'node:child_process';
-import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../core/errors.js';
+import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../lib/errors.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
 import { FrameWriter } from './frame-writer.js';
 import { encodeFrame, FrameReader, writeFrame, type ProcessEventHeader, type WireError } from './protocol.js';

@@ -3,9 +3,9 @@
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
 import { PassThrough, Writable } from 'node:stream';
 import type { Span } from '@opentelemetry/api';
-import { failSpan, inSpan, tracedParent, type Tracing } from '../core/pipeline/trace.js';
-import type { PidsCgroups } from '../sandbox/runner/cgroup.js';
-import type { ExitInfo, SandboxedProcess, ResourceLimits } from '../sandbox/runner/types.js';
+import { failSpan, inSpan, tracedParent, type Tracing } from '../engine/trace.js';
+import type { PidsCgroups } from './runner/cgroup.js';
+import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.js';
 import type { RuntimeBackend } from './backends/types.js';
 import { RuntimeConnection, runtimeUnavailable, type OpReply } from './connection.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';

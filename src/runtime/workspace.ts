@@ -1,7 +1,7 @@
 // What a tool sees of its session's workspace: named operations that run inside the session runtime.
 // There is no host path here, on purpose: a tool cannot open, stat, rename or unlink a workspace path
 // itself, so it cannot check a path and then use it after a command swapped it for a symlink.
-import type { IoUsage } from '../core/context.js';
+import type { IoUsage } from '../contract/context.js';
 import type { OpReply } from './connection.js';
 import type { FileStat, OpArgs, OpName, OpResult } from './ops/index.js';
 import type { SessionRuntime } from './session-runtime.js';

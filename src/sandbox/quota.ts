@@ -1,8 +1,8 @@
 // Workspace quotas (limits.workspaceMaxBytes, 0 = none): write tools call checkWriteQuota before
 // writing. Usage comes from the session runtime, which counts tool writes as they happen and rescans
 // after commands (see runtime/inside/usage.ts); commands themselves are held to the quota there.
-import type { ToolContext } from '../core/context.js';
-import { toolgateError } from '../core/errors.js';
+import type { ToolContext } from '../contract/context.js';
+import { toolgateError } from '../lib/errors.js';
 
 type QuotaContext = Pick<ToolContext, 'limits' | 'workspace'>;
 

@@ -1,6 +1,6 @@
 // Writes a new session's seed files into its workspace, each through the session runtime (path checks
 // and atomic writes happen there).
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import type { Workspace } from '../runtime/workspace.js';
 
 export async function writeSeedFiles(workspace: Workspace, files: Record<string, string>): Promise<void> {

@@ -6,7 +6,7 @@ import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

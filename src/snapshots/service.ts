@@ -2,7 +2,7 @@
 // "head" (the last snapshot of any kind, whose stat keys make the next one cheap), the changes since a
 // snapshot, restores, and the copy a fork starts from. One operation per session at a time.
 import path from 'node:path';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import type { Workspace } from '../runtime/workspace.js';
 import {
   CHECKPOINT_ID,
@@ -10,7 +10,7 @@ import {
   type Checkpoint,
   type CheckpointStore,
 } from '../store/checkpoints.js';
-import type { KeyedLock } from '../tools/shared/keyed-lock.js';
+import type { KeyedLock } from '../lib/keyed-lock.js';
 import { applySnapshot, type Applied } from './apply.js';
 import { BlobStore, eachInParallel } from './blob-store.js';
 import { compareSnapshots, type FileChange } from './changes.js';

@@ -2,10 +2,10 @@
 // (same namespace, rlimits, cgroup and environment): input JSON on stdin, result JSON on stdout. The
 // documented failure shape is `{"error": {"message", "code"?, "suggestion"?}}` on stdout with a non-zero
 // exit; anything else that is not JSON on a zero exit is a TOOL_FAILED naming what went wrong.
-import type { ToolContext } from '../core/context.js';
-import { toolgateError } from '../core/errors.js';
+import type { ToolContext } from '../contract/context.js';
+import { toolgateError } from '../lib/errors.js';
 import { isJsonObject } from '../lib/json.js';
-import { effectiveLimits } from '../sandbox/runner/limits.js';
+import { effectiveLimits } from '../runtime/runner/limits.js';
 
 export interface EntryRequest {
   /** The shell command line (its words already quoted). */

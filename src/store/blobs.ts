@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { makeDirs } from '../lib/make-dirs.js';
 
 const BLOB_ID = /^blob_[0-9a-f]{24}$/;

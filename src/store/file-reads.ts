@@ -1,7 +1,7 @@
 // What each session last read (or wrote) of each file: hash, mtime and size, so write tools can refuse
 // to overwrite changes the session has not seen. In SQLite, so the knowledge survives a restart.
 import type { Db, Migration } from './db.js';
-import { fromStorageError } from '../core/errors.js';
+import { fromStorageError } from '../lib/errors.js';
 
 export const fileReadMigrations: Migration[] = [
   {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { isToolgateError, toolgateError } from '../core/errors.js';
+import { isToolgateError, toolgateError } from '../lib/errors.js';
 import type { TreeEntry } from '../runtime/ops/tree.js';
 import type { Workspace } from '../runtime/workspace.js';
 import type { Db, Migration } from './db.js';

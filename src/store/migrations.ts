@@ -2,13 +2,13 @@
 import type { Migration } from './db.js';
 import { sessionMigrations } from './sessions.js';
 import { auditMigrations } from './audit.js';
-import { approvalMigrations } from './approvals.js';
-import { idempotencyMigrations } from './idempotency.js';
+import { approvalMigrations } from '../policies/approvals/store.js';
+import { idempotencyMigrations } from '../policies/idempotency/store.js';
 import { fileReadMigrations } from './file-reads.js';
 import { historyMigrations } from './history.js';
 import { todoMigrations } from './todos.js';
 import { checkpointMigrations } from './checkpoints.js';
-import { toolSwitchMigrations } from './tool-switches.js';
+import { toolSwitchMigrations } from '../policies/tool-switches/store.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   ...sessionMigrations,

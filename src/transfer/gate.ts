@@ -3,11 +3,11 @@
 // for writes: permissions, categories, excluded tools), and each one gets an audit row with its bytes,
 // refused ones included, like a tool call.
 import type { FastifyRequest } from 'fastify';
-import { isToolgateError, toolgateError, type ToolgateError } from '../core/errors.js';
-import { newCallId } from '../core/pipeline/pipeline.js';
-import { statusOf } from '../core/pipeline/record.js';
-import { summarizeInput } from '../core/pipeline/input-summary.js';
-import { toolAccess } from '../core/policy/permissions.js';
+import { isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
+import { newCallId } from '../engine/pipeline.js';
+import { statusOf } from '../engine/record.js';
+import { summarizeInput } from '../engine/input-summary.js';
+import { toolAccess } from '../policies/permissions/permissions.js';
 import type { Services } from '../services.js';
 import type { SessionRecord } from '../store/sessions.js';
 

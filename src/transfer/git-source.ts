@@ -2,7 +2,7 @@
 // git.allowedHosts ("host" for any port, "host:port" for one), checked before anything runs; a file://
 // URL only under a listed "file:///dir", which the clone's one-shot sandbox then sees read-only.
 import path from 'node:path';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 
 const SCHEMES = new Set(['https:', 'http:', 'git:', 'file:']);
 

@@ -4,7 +4,7 @@
 // (runtime/inside/archive-*.ts); a repository is cloned by a one-shot runtime (git-source.ts).
 import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
-import { toolgateError } from '../core/errors.js';
+import { toolgateError } from '../lib/errors.js';
 import { templateDir, templateTar } from '../sandbox/templates.js';
 import type { Services } from '../services.js';
 import { Workspace } from '../runtime/workspace.js';

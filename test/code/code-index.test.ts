@@ -6,7 +6,7 @@ import { findCycles } from '../../src/code/dependency-graph.js';
 import { extractFile } from '../../src/code/extract.js';
 import { pageRank } from '../../src/code/pagerank.js';
 import { GrammarLoader } from '../../src/code/parser.js';
-import { fuzzyScore } from '../../src/tools/code/fuzzy.js';
+import { fuzzyScore } from '../../src/code/fuzzy.js';
 import { tempDir } from '../helpers/app.js';
 import { workspaceAt } from '../helpers/runtime.js';
 

@@ -1,6 +1,6 @@
 // A Workspace over a host directory for unit tests of service parts that take one (the code index):
 // a real session runtime, started unisolated on that directory, as TOOLGATE_SANDBOX=none would.
-import { findPrlimit, findShell } from '../../src/sandbox/runner/host.js';
+import { findPrlimit, findShell } from '../../src/runtime/runner/host.js';
 import { runtimeBundle } from '../../src/runtime/bundle.js';
 import { unisolatedRuntimeBackend } from '../../src/runtime/backends/unisolated.js';
 import { SessionRuntime } from '../../src/runtime/session-runtime.js';

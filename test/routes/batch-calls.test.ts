@@ -6,7 +6,7 @@ import type {
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnthropicAnswer, OpenAiAnswer } from '../../src/core/batch/render.js';
+import type { AnthropicAnswer, OpenAiAnswer } from '../../src/protocols/batch/render.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { slowRead, slowWrite } from './batch-tools.js';

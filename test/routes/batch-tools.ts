@@ -2,7 +2,7 @@
 // see which calls overlapped. They touch no files.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Type } from 'typebox';
-import { defineTool } from '../../src/core/tool.js';
+import { defineTool } from '../../src/contract/tool.js';
 
 const Input = Type.Object(
   {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
-import { defineTool } from '../../src/core/tool.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 

@@ -3,8 +3,8 @@
 // and bytesRead / bytesWritten / filesAccessed in every result's metadata.
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolgateError } from '../../src/core/errors.js';
-import { defineTool } from '../../src/core/tool.js';
+import { toolgateError } from '../../src/lib/errors.js';
+import { defineTool } from '../../src/contract/tool.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
 import type { TestApp } from '../helpers/app.js';
 import { hashWorkspace } from '../helpers/workspace-hash.js';

@@ -1,7 +1,7 @@
 // The boundary of confinement, checked from the source: outside src/runtime/inside, only files that touch
 // the service's own data (data dir, plugin dir, cgroups, /proc, the runtime bundle) may use the file system
 // or start processes. Everything that touches a workspace goes through the session runtime. (ESLint's
-// no-restricted-imports enforces the same for the tool, code, core and route layers.)
+// no-restricted-imports enforces the same for the tool, code, contract, engine, policy, protocol and route layers.)
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /** Files outside the runtime allowed to use node:fs or child_process, and why. */
 const ALLOWED: Record<string, string> = {
   'config.ts': 'reads the config file',
-  'core/plugins.ts': "loads plugin modules from the operator's plugin dir",
+  'contract/plugins.ts': "loads plugin modules from the operator's plugin dir",
   'routes/health.ts': 'checks the data dir and the workspaces base dir are writable',
   'jobs/job-log.ts': 'job logs live in the data dir',
   'jobs/job-manager.ts': 'job log directories in the data dir',
@@ -23,10 +23,10 @@ const ALLOWED: Record<string, string> = {
   'snapshots/blob-store.ts':
     'snapshot blobs and manifests in the data dir (workspace side goes through the runtime)',
   'sandbox/workspaces.ts': 'creates and removes workspace roots (after the runtime emptied them)',
-  'sandbox/runner/cgroup.ts': 'pids cgroups under /sys/fs/cgroup',
-  'sandbox/runner/host.ts': "the sandbox's generated /etc files, the host layout of /bin and /lib",
-  'sandbox/runner/runner.ts': 'probes bwrap with a scratch workspace of its own',
-  'sandbox/runner/spawn.ts': "starts the bwrap probe (the runtimes' commands start inside them)",
+  'runtime/runner/cgroup.ts': 'pids cgroups under /sys/fs/cgroup',
+  'runtime/runner/host.ts': "the sandbox's generated /etc files, the host layout of /bin and /lib",
+  'runtime/runner/runner.ts': 'probes bwrap with a scratch workspace of its own',
+  'runtime/runner/spawn.ts': "starts the bwrap probe (the runtimes' commands start inside them)",
   'runtime/bundle.ts': 'writes the bundled runtime program to the temp dir',
   'ops/disk.ts': 'statfs of the data dir for readiness and metrics',
   'ops/startup.ts': 'creates the data dir and proves it writable before anything else starts',

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isToolgateError } from '../../src/core/errors.js';
+import { isToolgateError } from '../../src/lib/errors.js';
 import { WorkspacePaths } from '../../src/runtime/inside/paths.js';
 
 // Layout: <base>/ws1 is the workspace; <base>/ws1-other is a sibling with a shared name prefix;

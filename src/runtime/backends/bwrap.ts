@@ -2,7 +2,7 @@
 // /workspace, the system read-only, and nothing else of the host: no data dir, no other workspace.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { realpathSync } from 'node:fs';
-import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../../sandbox/runner/bwrap-args.js';
+import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../runner/bwrap-args.js';
 import type { RuntimeBackend, RuntimeStart } from './types.js';
 import { findChild, findDescendant } from './host-pids.js';
 import { runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';

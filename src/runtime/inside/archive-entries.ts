@@ -3,7 +3,7 @@
 // symlinks whose target stays inside too (no hard links, devices, FIFOs), no second entry at a name, no
 // entry below a symlink entry, and caps on entries, bytes and compression ratio. Pure: no I/O.
 import path from 'node:path';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import type { ArchiveLimits } from '../ops/transfer.js';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'other';

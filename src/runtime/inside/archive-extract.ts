@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { PassThrough } from 'node:stream';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import { makeDirs } from '../../lib/make-dirs.js';
 import type { ArchiveFormat, ArchiveLimits, ExtractResult } from '../ops/transfer.js';
 import { EntryRules, overLimit } from './archive-entries.js';

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import tar from 'tar-stream';
 import yazl from 'yazl';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { fromFsError, toolgateError } from '../../lib/errors.js';
 import { SCRATCH_NAME } from './archive-extract.js';
 import { GitignoreFilter } from './gitignore.js';
 import type { ResolvedPath } from './paths.js';

@@ -5,7 +5,7 @@
 // Nothing in the workspace is followed: a workspace symlink is never entered, only replaced.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import { makeDirs } from '../../lib/make-dirs.js';
 import { entryType } from './stat.js';
 

@@ -5,7 +5,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import yauzl from 'yauzl';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import type { ArchiveFormat } from '../ops/transfer.js';
 import { unsafeEntry, type ArchiveEntry, type EntryKind } from './archive-entries.js';
 

@@ -4,8 +4,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { toolgateError, fromFsError } from '../../core/errors.js';
-import { prlimitArgs } from '../../sandbox/runner/prlimit.js';
+import { toolgateError, fromFsError } from '../../lib/errors.js';
+import { prlimitArgs } from '../runner/prlimit.js';
 import type { CommandOps, SpawnArgs } from '../ops/commands.js';
 import { reply, type Handlers, type OpContext } from './handler.js';
 import type { UsageTracker } from './usage.js';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import { makeDirs } from '../../lib/make-dirs.js';
 import type { UploadResult } from '../ops/transfer.js';
 import { digestOf, rememberDigest } from './file-digests.js';

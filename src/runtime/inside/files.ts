@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { fromFsError, toolgateError } from '../../lib/errors.js';
 import type { FileOps } from '../ops/files.js';
 import { reply, type Handlers } from './handler.js';
 import { entryType, notRegular, toFileStat } from './stat.js';

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import type { TransferOps } from '../ops/transfer.js';
 import { reply, type Handlers } from './handler.js';
 

@@ -3,7 +3,7 @@
 // writes responses and process events on stdout; anything printed by accident goes to stderr instead.
 import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { fromFsError, isToolgateError } from '../../core/errors.js';
+import { fromFsError, isToolgateError } from '../../lib/errors.js';
 import {
   FrameReader,
   writeFrame,

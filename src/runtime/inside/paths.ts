@@ -4,7 +4,7 @@
 // workspace, get a clear 403 instead of reaching the sandbox's own /etc or /tmp.
 import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 
 const MAX_PATH_LENGTH = 4096;
 const MAX_COMPONENT_BYTES = 255;

@@ -18,7 +18,7 @@ import {
   type BigIntStats,
 } from 'node:fs';
 import path from 'node:path';
-import { fromFsError, isToolgateError, toolgateError } from '../../core/errors.js';
+import { fromFsError, isToolgateError, toolgateError } from '../../lib/errors.js';
 import { makeDirs } from '../../lib/make-dirs.js';
 import type { ScanEntry, SnapshotOps } from '../ops/snapshot.js';
 import { readMany } from './read-many.js';

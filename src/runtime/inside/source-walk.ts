@@ -4,7 +4,7 @@
 import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import ignore from 'ignore';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import { DEFAULT_IGNORED_DIRS } from '../ops/walk.js';
 
 type Ignore = ReturnType<typeof ignore>;

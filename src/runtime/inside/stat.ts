@@ -1,6 +1,6 @@
 // fs.Stats → the FileStat the protocol carries, and safe opening of regular files.
 import { constants, promises as fs, type Stats } from 'node:fs';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import type { EntryType, FileStat } from '../ops/files.js';
 
 export function entryType(

@@ -2,7 +2,7 @@
 // and sinks it feeds (uploads, extractions). Frames are handled concurrently, so every operation on one
 // stream is queued behind the previous one: chunks are written in the order they were sent.
 import type { Readable } from 'node:stream';
-import { toolgateError } from '../../core/errors.js';
+import { toolgateError } from '../../lib/errors.js';
 import type { ExtractResult, UploadResult } from '../ops/transfer.js';
 
 export interface SourceStream {

@@ -2,7 +2,7 @@
 // are recorded as links; FIFOs, sockets and devices are skipped (they cannot be kept as content).
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { fromFsError, toolgateError } from '../../lib/errors.js';
 import type { TreeEntry, TreeOps } from '../ops/tree.js';
 import { reply, type Handlers } from './handler.js';
 import { readRegular } from './files.js';

@@ -4,12 +4,12 @@ import { createHash } from 'node:crypto';
 import { constants, promises as fs, type Dirent } from 'node:fs';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import { fromFsError, toolgateError } from '../../core/errors.js';
+import { fromFsError, toolgateError } from '../../lib/errors.js';
 import type { FileScan, ListedEntry, ListedType, WalkOps } from '../ops/walk.js';
 import { GitignoreFilter } from './gitignore.js';
 import { ripgrepAvailable, runGrep } from './grep/select.js';
 import { reply, type Handlers } from './handler.js';
-import { looksBinary } from '../../text/text.js';
+import { looksBinary } from '../../lib/text.js';
 
 const typeOf = (entry: Dirent): ListedType =>
   entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : 'other';

@@ -1,6 +1,6 @@
 // Commands started by the runtime inside its namespace: one process group each, with its own rlimits.
 // Output and exit come back as process events (see protocol.ts), not as the reply.
-import type { ResourceLimits } from '../../sandbox/runner/types.js';
+import type { ResourceLimits } from '../runner/types.js';
 
 export interface SpawnArgs {
   /** Chosen by the service; names the process in later events and requests. */

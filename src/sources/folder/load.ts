@@ -5,8 +5,8 @@ import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Type, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool, type AnyTool } from '../../core/tool.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool, type AnyTool } from '../../contract/tool.js';
 import { runEntry } from '../run-entry.js';
 import { checkDefinition, DefinitionError, type Definition } from './definition.js';
 

@@ -4,7 +4,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { SandboxedProcess } from '../../sandbox/runner/types.js';
+import type { SandboxedProcess } from '../../runtime/runner/types.js';
 
 export class ProcessTransport implements Transport {
   onclose?: () => void;

@@ -3,10 +3,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig } from '../../config.js';
-import type { ToolLogger } from '../../core/context.js';
+import type { ToolLogger } from '../../contract/context.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
-import { BASE_ENV } from '../../sandbox/runner/runner.js';
-import { effectiveLimits } from '../../sandbox/runner/limits.js';
+import { BASE_ENV } from '../../runtime/runner/runner.js';
+import { effectiveLimits } from '../../runtime/runner/limits.js';
 import { ProcessTransport } from './process-transport.js';
 
 /** A server lives as long as its session's runtime: its CPU limit is the ceiling, not one call's. */

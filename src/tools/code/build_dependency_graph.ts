@@ -1,8 +1,14 @@
 // build_dependency_graph: the file-level import graph of a directory, with import cycles reported.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { buildDependencyGraph } from '../../code/dependency-graph.js';
-import { codeSnapshot, IndexInfoSchema, indexInfo, moduleResolver, resolveScope } from './shared.js';
+import {
+  codeSnapshot,
+  IndexInfoSchema,
+  indexInfo,
+  moduleResolver,
+  resolveScope,
+} from '../../code/tool-shared.js';
 
 const Input = Type.Object(
   {

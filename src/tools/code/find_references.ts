@@ -1,11 +1,11 @@
 // find_references: where a symbol is used — calls, constructions, type uses, inheritance — across the
 // workspace; uses that the using file's imports tie to the definition are marked `resolved`.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
 import { ReferenceKindSchema, type FileSummary } from '../../code/schema.js';
 import { SymbolResolver } from '../../code/symbol-resolver.js';
-import { cutLine } from '../../text/text.js';
+import { cutLine } from '../../lib/text.js';
 import {
   codeSnapshot,
   definitionLine,
@@ -17,7 +17,7 @@ import {
   resolveScope,
   SymbolNameSchema,
   SymbolPathSchema,
-} from './shared.js';
+} from '../../code/tool-shared.js';
 import { readFiles } from '../../runtime/read-files.js';
 
 /** Files larger than this show no line text. */

@@ -1,10 +1,10 @@
 // get_codebase_map: a ranked outline of the repository within a token budget — files ordered by PageRank
 // over the reference graph (as aider's repo map), each with its definitions' signatures.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { buildRepoMap, renderMapFile } from '../../code/repo-map.js';
 import { DefinitionKindSchema } from '../../code/schema.js';
-import { codeSnapshot, IndexInfoSchema, indexInfo, resolveScope } from './shared.js';
+import { codeSnapshot, IndexInfoSchema, indexInfo, resolveScope } from '../../code/tool-shared.js';
 
 const Input = Type.Object(
   {

@@ -1,8 +1,14 @@
 // get_imports_exports: a source file's imports (with the workspace files they resolve to) and exports.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { ExportSchema, ImportSchema, LanguageSchema } from '../../code/schema.js';
-import { codeSnapshot, indexedFile, IndexInfoSchema, indexInfo, moduleResolver } from './shared.js';
+import {
+  codeSnapshot,
+  indexedFile,
+  IndexInfoSchema,
+  indexInfo,
+  moduleResolver,
+} from '../../code/tool-shared.js';
 
 const Input = Type.Object(
   { path: Type.String({ minLength: 1, description: 'Source file, relative to the workspace root' }) },

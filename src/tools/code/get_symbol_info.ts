@@ -1,8 +1,8 @@
 // get_symbol_info: a symbol's definition — location, signature, doc comment, body range — by name, or as
 // seen from a file that uses it (then imports are followed to the right definition).
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
 import { DefinitionKindSchema } from '../../code/schema.js';
 import {
   codeSnapshot,
@@ -13,7 +13,7 @@ import {
   LocatedDefinitionSchema,
   SymbolNameSchema,
   SymbolPathSchema,
-} from './shared.js';
+} from '../../code/tool-shared.js';
 import { readFiles } from '../../runtime/read-files.js';
 
 const Input = Type.Object(

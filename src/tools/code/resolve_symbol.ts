@@ -1,7 +1,7 @@
 // resolve_symbol: from a name used in a file to its definition, following the file's imports (and
 // re-exports further along) for TS/JS, Python, Go, Rust and Java.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { SymbolResolver } from '../../code/symbol-resolver.js';
 import {
   codeSnapshot,
@@ -12,7 +12,7 @@ import {
   locate,
   LocatedDefinitionSchema,
   moduleResolver,
-} from './shared.js';
+} from '../../code/tool-shared.js';
 
 const Input = Type.Object(
   {

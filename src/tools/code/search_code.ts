@@ -1,10 +1,10 @@
 // search_code: finds symbol definitions by name across the workspace (fuzzy or exact), filtered by kind,
 // language and path, from the tree-sitter index.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { DefinitionKindSchema, LanguageSchema } from '../../code/schema.js';
-import { fuzzyScore } from './fuzzy.js';
-import { codeSnapshot, IndexInfoSchema, indexInfo, resolveScope } from './shared.js';
+import { fuzzyScore } from '../../code/fuzzy.js';
+import { codeSnapshot, IndexInfoSchema, indexInfo, resolveScope } from '../../code/tool-shared.js';
 
 const Input = Type.Object(
   {

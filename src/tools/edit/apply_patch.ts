@@ -2,12 +2,12 @@
 // all or nothing: every hunk is checked before the first byte is written, and a failed write rolls back.
 import path from 'node:path';
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { commitWrites } from '../shared/file-commit.js';
-import { lockKey } from '../shared/file-guard.js';
-import { parseUnifiedDiff } from '../../text/patch.js';
-import { planFile } from '../shared/patch-plan.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { commitWrites } from '../../edit/file-commit.js';
+import { lockKey } from '../../edit/file-guard.js';
+import { parseUnifiedDiff } from '../../edit/patch.js';
+import { planFile } from '../../edit/patch-plan.js';
 
 const Input = Type.Object(
   {

@@ -1,8 +1,8 @@
 // create_directory: make a directory and any missing parents; an existing directory is not an error.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { DryRun, DryRunResult } from '../shared/dry-run.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { DryRun, DryRunResult } from '../../edit/dry-run.js';
 
 const Input = Type.Object(
   {

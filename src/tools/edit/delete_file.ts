@@ -1,10 +1,10 @@
 // delete_file: remove a file, symlink or (only with recursive) a non-empty directory. Nothing is
 // destroyed: the item is moved into the session's history so undo_edit can bring it back.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { DryRun, DryRunResult } from '../shared/dry-run.js';
-import { checkFresh, changeRef, ExpectedSha256, lockKey } from '../shared/file-guard.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { DryRun, DryRunResult } from '../../edit/dry-run.js';
+import { checkFresh, changeRef, ExpectedSha256, lockKey } from '../../edit/file-guard.js';
 
 const Input = Type.Object(
   {

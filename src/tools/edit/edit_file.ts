@@ -1,8 +1,8 @@
 // edit_file: replace one exact (or, failing that, uniquely fuzzy-matched) piece of a file.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { ExpectedSha256 } from '../shared/file-guard.js';
-import { EditResult, renderEdit, runTextEdits } from '../shared/text-edit.js';
+import { defineTool } from '../../contract/tool.js';
+import { ExpectedSha256 } from '../../edit/file-guard.js';
+import { EditResult, renderEdit, runTextEdits } from '../../edit/text-edit.js';
 
 const Input = Type.Object(
   {

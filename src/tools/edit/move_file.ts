@@ -2,10 +2,10 @@
 // never followed; an existing destination is replaced only with overwrite (and only if it is not a
 // directory). The move is one undo step.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { DryRun, DryRunResult } from '../shared/dry-run.js';
-import { changeRef, checkFresh, ExpectedSha256, lockKey } from '../shared/file-guard.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { DryRun, DryRunResult } from '../../edit/dry-run.js';
+import { changeRef, checkFresh, ExpectedSha256, lockKey } from '../../edit/file-guard.js';
 
 const Input = Type.Object(
   {

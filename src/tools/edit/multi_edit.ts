@@ -1,8 +1,8 @@
 // multi_edit: several edits to one file, applied in order in memory and written once — all or none.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { ExpectedSha256 } from '../shared/file-guard.js';
-import { EditResult, renderEdit, runTextEdits } from '../shared/text-edit.js';
+import { defineTool } from '../../contract/tool.js';
+import { ExpectedSha256 } from '../../edit/file-guard.js';
+import { EditResult, renderEdit, runTextEdits } from '../../edit/text-edit.js';
 
 const EditItem = Type.Object(
   {

@@ -2,13 +2,13 @@
 // the history kept on disk — also after a restart. A change that touched several files (apply_patch,
 // move_file) is undone as a whole; it is refused if one of those files was changed again since.
 import { Type } from 'typebox';
-import type { ToolContext } from '../../core/context.js';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
+import type { ToolContext } from '../../contract/context.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
 import type { HistoryEntry } from '../../store/history.js';
-import { DryRun, DryRunResult } from '../shared/dry-run.js';
-import { lockKey, rememberFile } from '../shared/file-guard.js';
-import { sha256 } from '../../text/text.js';
+import { DryRun, DryRunResult } from '../../edit/dry-run.js';
+import { lockKey, rememberFile } from '../../edit/file-guard.js';
+import { sha256 } from '../../lib/text.js';
 
 const Input = Type.Object(
   {

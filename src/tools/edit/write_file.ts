@@ -2,11 +2,11 @@
 // keeping an existing file's mode and previous version (undo_edit), refusing to clobber unseen changes.
 // The workspace quota is checked in commitWrites.
 import { Type } from 'typebox';
-import { isToolgateError, toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { DryRun, DryRunResult } from '../shared/dry-run.js';
-import { commitWrites } from '../shared/file-commit.js';
-import { checkFresh, ExpectedSha256, lockKey } from '../shared/file-guard.js';
+import { isToolgateError, toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { DryRun, DryRunResult } from '../../edit/dry-run.js';
+import { commitWrites } from '../../edit/file-commit.js';
+import { checkFresh, ExpectedSha256, lockKey } from '../../edit/file-guard.js';
 
 const Input = Type.Object(
   {

@@ -1,8 +1,8 @@
 // job_input: writes to a background job's stdin, optionally closing it (EOF).
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { JobIdInput } from './job-view.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { JobIdInput } from '../../jobs/job-view.js';
 
 const Input = Type.Object(
   {

@@ -1,7 +1,7 @@
 // job_kill: stops a job and everything it started; its log stays readable.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { JobIdInput, jobLine, JobSummary, jobSummary } from './job-view.js';
+import { defineTool } from '../../contract/tool.js';
+import { JobIdInput, jobLine, JobSummary, jobSummary } from '../../jobs/job-view.js';
 
 const Input = Type.Object({ job_id: JobIdInput }, { additionalProperties: false });
 

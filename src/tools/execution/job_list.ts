@@ -1,7 +1,7 @@
 // job_list: this session's jobs, running and recently finished.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { jobLine, JobSummary, jobSummary } from './job-view.js';
+import { defineTool } from '../../contract/tool.js';
+import { jobLine, JobSummary, jobSummary } from '../../jobs/job-view.js';
 
 const Input = Type.Object(
   {

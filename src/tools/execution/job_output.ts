@@ -1,9 +1,9 @@
 // job_output: a job's log (stdout and stderr interleaved) from a byte offset; nextOffset is the cursor
 // for the next read, so a slow reader loses nothing while the job runs and after it ends.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { JobIdInput, jobLine, JobSummary, jobSummary } from './job-view.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { JobIdInput, jobLine, JobSummary, jobSummary } from '../../jobs/job-view.js';
 
 const Input = Type.Object(
   {

@@ -1,7 +1,7 @@
 // job_wait: long-polls until a job ends or timeout_ms passes.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { JobIdInput, jobLine, JobSummary, jobSummary } from './job-view.js';
+import { defineTool } from '../../contract/tool.js';
+import { JobIdInput, jobLine, JobSummary, jobSummary } from '../../jobs/job-view.js';
 
 const Input = Type.Object(
   {

@@ -3,11 +3,11 @@
 // Long commands can go to the background (at once or after background_after_ms) and be followed with
 // the job tools.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
 import type { Job } from '../../jobs/job.js';
-import { effectiveLimits, LimitsInput } from '../../sandbox/runner/limits.js';
-import { JobSummary, jobSummary } from './job-view.js';
+import { effectiveLimits, LimitsInput } from '../../runtime/runner/limits.js';
+import { JobSummary, jobSummary } from '../../jobs/job-view.js';
 
 const MAX_TIMEOUT_MS = 600_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;

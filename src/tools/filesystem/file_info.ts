@@ -2,8 +2,8 @@
 // type, BOM and line endings, and the SHA-256 write tools accept as expected_sha256. Streams the file once.
 import path from 'node:path';
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { mimeType } from '../../text/mime.js';
+import { defineTool } from '../../contract/tool.js';
+import { mimeType } from '../../lib/mime.js';
 
 const Input = Type.Object(
   { path: Type.String({ minLength: 1, description: 'File or directory, relative to the workspace root' }) },

@@ -1,8 +1,8 @@
 // glob: find files by name pattern (fast-glob), newest first, respecting .gitignore, never following
 // symlinks: a symlinked directory is not entered and a symlink pointing outside the workspace is left out.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
 
 const Input = Type.Object(
   {

@@ -1,10 +1,10 @@
 // grep: search file contents with ripgrep (or the equivalent JavaScript engine when rg is missing).
 // Results are sorted by path and line so both engines, and repeated calls, give the same answer.
 import { Type, type Static } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import type { ToolContext } from '../../core/context.js';
+import { defineTool } from '../../contract/tool.js';
+import type { ToolContext } from '../../contract/context.js';
 import type { GrepCount, GrepHit } from '../../runtime/ops/walk.js';
-import { cutLine } from '../../text/text.js';
+import { cutLine } from '../../lib/text.js';
 
 const Input = Type.Object(
   {

@@ -1,7 +1,7 @@
 // list_directory: entries under a directory to a given depth, skipping the usual heavy folders
 // (node_modules, .git, build output, caches, virtualenvs) and caller-given ignore globs.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { DEFAULT_IGNORED_DIRS } from '../../runtime/ops/walk.js';
 
 const Input = Type.Object(

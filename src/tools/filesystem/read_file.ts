@@ -3,10 +3,10 @@
 // session runtime (the service never opens a workspace file).
 import { StringDecoder } from 'node:string_decoder';
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
-import { LineWindow } from '../../text/line-window.js';
-import { looksBinary, UTF8_BOM } from '../../text/text.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
+import { LineWindow } from '../../lib/line-window.js';
+import { looksBinary, UTF8_BOM } from '../../lib/text.js';
 
 const Input = Type.Object(
   {

@@ -2,9 +2,9 @@
 // read from its manifest files (package.json, pyproject/requirements, go.mod, Cargo.toml, pom/gradle,
 // Makefile, Dockerfile, CI config).
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { detectProject } from './detect.js';
-import { inventory, languageSizes } from './inventory.js';
+import { defineTool } from '../../contract/tool.js';
+import { detectProject } from '../../project/detect.js';
+import { inventory, languageSizes } from '../../project/inventory.js';
 
 const Input = Type.Object({}, { additionalProperties: false });
 

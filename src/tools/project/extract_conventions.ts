@@ -2,13 +2,20 @@
 // endings, naming, test layout and framework, lint/format configuration — measured from the files.
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { codeSnapshot } from '../code/shared.js';
-import { detectProject } from './detect.js';
-import { DATA_LANGUAGES, inventory, languageName, readText } from './inventory.js';
-import { StyleTally } from './naming.js';
-import { emptyCounts, indentUnit, majority, measure, percentile, type StyleCounts } from './style-sample.js';
-import { pyprojectTooling, testFrameworks, testLayout, toolingFiles } from './tooling.js';
+import { defineTool } from '../../contract/tool.js';
+import { codeSnapshot } from '../../code/tool-shared.js';
+import { detectProject } from '../../project/detect.js';
+import { DATA_LANGUAGES, inventory, languageName, readText } from '../../project/inventory.js';
+import { StyleTally } from '../../project/naming.js';
+import {
+  emptyCounts,
+  indentUnit,
+  majority,
+  measure,
+  percentile,
+  type StyleCounts,
+} from '../../project/style-sample.js';
+import { pyprojectTooling, testFrameworks, testLayout, toolingFiles } from '../../project/tooling.js';
 
 const Input = Type.Object(
   {

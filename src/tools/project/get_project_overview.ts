@@ -2,11 +2,11 @@
 // entry points and a directory summary, cut to a token budget.
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
-import { defineTool } from '../../core/tool.js';
-import { codeSnapshot } from '../code/shared.js';
-import { detectProject } from './detect.js';
-import { findEntryPoints } from './entry-points.js';
-import { inventory, languageName, languageSizes, readText, type Inventory } from './inventory.js';
+import { defineTool } from '../../contract/tool.js';
+import { codeSnapshot } from '../../code/tool-shared.js';
+import { detectProject } from '../../project/detect.js';
+import { findEntryPoints } from '../../project/entry-points.js';
+import { inventory, languageName, languageSizes, readText, type Inventory } from '../../project/inventory.js';
 
 const Input = Type.Object(
   {

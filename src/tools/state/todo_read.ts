@@ -1,8 +1,8 @@
 // todo_read: the session's current todo list.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { TodoSchema, TodoStore } from '../../store/todos.js';
-import { renderTodos } from './render-todos.js';
+import { renderTodos } from '../../todos/render.js';
 
 export default defineTool({
   name: 'todo_read',

@@ -1,9 +1,9 @@
 // todo_write: replaces the session's todo list (kept in SQLite, surviving restarts) and returns it.
 import { Type } from 'typebox';
-import { toolgateError } from '../../core/errors.js';
-import { defineTool } from '../../core/tool.js';
+import { toolgateError } from '../../lib/errors.js';
+import { defineTool } from '../../contract/tool.js';
 import { TodoSchema, TodoStore, TODO_PRIORITIES, TODO_STATUSES } from '../../store/todos.js';
-import { renderTodos } from './render-todos.js';
+import { renderTodos } from '../../todos/render.js';
 
 const MAX_TODOS = 500;
 

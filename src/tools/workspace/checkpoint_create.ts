@@ -1,6 +1,6 @@
 // checkpoint_create: save the whole workspace now, to come back to with checkpoint_restore.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { CheckpointSchema } from '../../store/checkpoints.js';
 
 export default defineTool({

@@ -1,6 +1,6 @@
 // checkpoint_list: the session's checkpoints, oldest first.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { CheckpointSchema } from '../../store/checkpoints.js';
 
 export default defineTool({

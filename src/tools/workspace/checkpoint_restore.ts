@@ -1,7 +1,7 @@
 // checkpoint_restore: put the workspace back as it was at a checkpoint: contents, modes and symlinks,
 // files created since removed. A write: it needs the write permission and follows the approval policy.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 
 export default defineTool({
   name: 'checkpoint_restore',

@@ -1,7 +1,7 @@
 // workspace_changes: every change to the workspace since the session started (or since a checkpoint),
 // whatever made it (tools or commands), as a per-file summary and optionally a git-format diff.
 import { Type } from 'typebox';
-import { defineTool } from '../../core/tool.js';
+import { defineTool } from '../../contract/tool.js';
 import { ChangeReport, reportChanges } from '../../snapshots/report.js';
 
 const Input = Type.Object(

@@ -5,7 +5,7 @@ import { createReadStream, promises as fs, readFileSync, type Dirent } from 'nod
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import picomatch from 'picomatch';
-import { toolgateError } from '../../../core/errors.js';
+import { toolgateError } from '../../../lib/errors.js';
 import { GitignoreFilter } from '../gitignore.js';
 
 /** ripgrep's first read buffer: a NUL byte in it makes the file binary and skipped. */

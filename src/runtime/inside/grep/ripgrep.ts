@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { toolgateError } from '../../../core/errors.js';
+import { toolgateError } from '../../../lib/errors.js';
 import {
   normalizeHitText,
   type EngineResult,

@@ -1,0 +1,92 @@
+// Turns a unified diff into the new content of each file it touches, without writing anything: parse
+// (diff's parsePatch), resolve paths, check each file is the version the session knows, apply hunks.
+// A hunk that does not fit is named, with the closest text in the file.
+import { applyPatch, type StructuredPatch } from 'diff';
+import { cleanName, count, hunkFailure } from './patch.js';
+import type { ToolContext } from '../contract/context.js';
+import { toolgateError } from '../lib/errors.js';
+import type { PlannedWrite } from './file-commit.js';
+import { checkFresh } from './file-guard.js';
+import { encodeText } from './text-file.js';
+import { loadTextFile } from './load-text-file.js';
+
+export type PatchStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+
+/** A path as the runtime resolved it. */
+interface ResolvedPath {
+  relative: string;
+}
+
+export interface FilePlan {
+  status: PatchStatus;
+  target: ResolvedPath;
+  /** For renames: where the file was. */
+  from?: ResolvedPath;
+  additions: number;
+  deletions: number;
+  writes: PlannedWrite[];
+}
+
+async function load(ctx: ToolContext, target: ResolvedPath, expected?: string) {
+  const file = await loadTextFile(ctx.workspace, target.relative, ctx.limits.editMaxBytes);
+  checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, expected);
+  return file;
+}
+
+/** `expected` maps workspace-relative paths to the SHA-256 the caller expects them to have. */
+export async function planFile(
+  ctx: ToolContext,
+  patch: StructuredPatch,
+  expected: Record<string, string> = {},
+): Promise<FilePlan> {
+  const oldName = cleanName(patch.oldFileName, 'a/');
+  const newName = cleanName(patch.newFileName, 'b/');
+  if (!oldName && !newName) throw toolgateError('PATCH_FAILED', 'A file in the patch has no name');
+  const status: PatchStatus = !oldName
+    ? 'added'
+    : !newName
+      ? 'deleted'
+      : oldName === newName
+        ? 'modified'
+        : 'renamed';
+  const target = await ctx.workspace.resolve((newName ?? oldName)!);
+  const from = status === 'renamed' ? await ctx.workspace.resolve(oldName!) : undefined;
+  if (target.relative === '.' || from?.relative === '.')
+    throw toolgateError('NOT_A_FILE', 'The patch names the workspace root');
+  const source = await load(ctx, from ?? target, expected[(from ?? target).relative]);
+  if (status === 'added' && source.exists) {
+    throw toolgateError('ALREADY_EXISTS', `The patch creates ${target.relative}, which already exists`);
+  }
+  if (status !== 'added' && !source.exists) {
+    throw toolgateError(
+      'FILE_NOT_FOUND',
+      `The patch changes ${(from ?? target).relative}, which does not exist`,
+    );
+  }
+  if (status === 'renamed' && (await ctx.workspace.stat(target.relative, { follow: false })).stat) {
+    throw toolgateError('ALREADY_EXISTS', `The patch renames onto ${target.relative}, which already exists`);
+  }
+  const result = patch.hunks.length ? applyPatch(source.text, patch) : source.text;
+  if (result === false) hunkFailure(source.text, patch, (from ?? target).relative);
+  if (status === 'deleted' && result !== '') {
+    throw toolgateError(
+      'PATCH_FAILED',
+      `The patch deletes ${target.relative} but does not remove all of its lines`,
+      {
+        suggestion: 'A deletion must remove every line of the file; read it again and regenerate the patch.',
+      },
+    );
+  }
+  const bytes = encodeText(source, result);
+  const previous = source.raw ? { bytes: source.raw, mode: source.mode } : undefined;
+  const writes: PlannedWrite[] =
+    status === 'deleted'
+      ? [{ relative: target.relative, bytes: null }]
+      : status === 'renamed'
+        ? [
+            { relative: from!.relative, bytes: null },
+            { relative: target.relative, bytes, mode: source.mode },
+          ]
+        : [{ relative: target.relative, bytes, mode: source.mode, previous }];
+  return { status, target, from, additions: count(patch, '+'), deletions: count(patch, '-'), writes };
+}

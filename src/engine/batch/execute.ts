@@ -1,0 +1,64 @@
+// Runs a parsed batch: every call through the shared pipeline (so each is validated, authorised,
+// limited and audited on its own, entry point "batch"), reads concurrently, writes and commands in order.
+import type { Pipeline } from '../pipeline.js';
+import { newCallId } from '../pipeline.js';
+import type { CallOutcome, CallerKind } from '../types.js';
+import type { ToolRegistry } from '../../contract/registry.js';
+import { isReadOnly } from '../../contract/tool.js';
+import type { SessionRecord } from '../../store/sessions.js';
+import type { BatchCall, ParsedBatch } from '../../protocols/batch/parse.js';
+import type { BatchResult } from '../../protocols/batch/render.js';
+import { runScheduled } from './schedule.js';
+import { turnScope, type TurnMemory } from '../../policies/duplicates/turn-memory.js';
+
+export interface BatchDeps {
+  pipeline: Pipeline;
+  registry: ToolRegistry;
+  turns: TurnMemory;
+}
+
+export interface BatchCaller {
+  session: SessionRecord;
+  caller: CallerKind;
+  /** Fires when the client goes away; running calls are aborted. */
+  signal?: AbortSignal;
+  /** The caller's turn; without one the batch is its own turn. */
+  turn?: string;
+}
+
+// An unknown tool only produces an error, so it cannot disturb other calls and need not wait.
+const mayOverlap = (registry: ToolRegistry, call: BatchCall): boolean => {
+  if (call.argumentsError) return true;
+  const entry = registry.get(call.name);
+  return entry === undefined || isReadOnly(entry.tool.capabilities);
+};
+
+export async function executeBatch(
+  deps: BatchDeps,
+  batch: ParsedBatch,
+  caller: BatchCaller,
+): Promise<BatchResult[]> {
+  // Identical calls of one batch are duplicates of each other (core/pipeline/duplicate.ts).
+  const turn = caller.turn ?? `batch:${newCallId()}`;
+  const run = async (call: BatchCall): Promise<CallOutcome> => {
+    // Unreadable arguments never reach a tool, so there is nothing to validate, authorise or audit.
+    if (call.argumentsError) {
+      return { ok: false, callId: newCallId(), tool: call.name, error: call.argumentsError, headers: {} };
+    }
+    return deps.pipeline.execute({
+      toolName: call.name,
+      input: call.arguments,
+      session: caller.session,
+      caller: caller.caller,
+      entryPoint: 'batch',
+      bytesIn: call.bytesIn,
+      signal: caller.signal,
+      turn,
+    });
+  };
+  const outcomes = await runScheduled(
+    batch.calls.map((call) => ({ parallel: mayOverlap(deps.registry, call), run: () => run(call) })),
+  );
+  if (caller.turn === undefined) deps.turns.end(turnScope(caller.session.id, turn));
+  return batch.calls.map((call, index) => ({ call, outcome: outcomes[index] }));
+}

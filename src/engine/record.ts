@@ -1,0 +1,97 @@
+// Outermost middleware: every call — run, failed, or refused by validation or policy — gets one audit
+// row (the source of the stats) and start/end activity events. Unexpected exceptions become INTERNAL_ERROR.
+import { fromStorageError, isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
+import type { EventHub } from './events.js';
+import type { ToolLogger } from '../contract/context.js';
+import type { AuditStatus, AuditStore } from '../store/audit.js';
+import { summarizeInput } from './input-summary.js';
+import type { CallState, Middleware } from './types.js';
+
+export function asToolgateError(
+  err: unknown,
+  logger: ToolLogger,
+  context: Record<string, unknown>,
+): ToolgateError {
+  if (isToolgateError(err)) return err;
+  const storage = fromStorageError(err);
+  if (storage) {
+    logger.warn({ err, ...context }, 'tool call failed on storage');
+    return storage;
+  }
+  logger.error({ err, ...context }, 'tool call failed with an unexpected error');
+  return toolgateError(
+    'INTERNAL_ERROR',
+    'The tool failed unexpectedly; this is a bug in toolgate or the tool',
+    {
+      cause: err,
+    },
+  );
+}
+
+export const statusOf = (error: ToolgateError): AuditStatus =>
+  error.code === 'APPROVAL_PENDING'
+    ? 'pending'
+    : error.type === 'permission_error' || error.type === 'rate_limited'
+      ? 'refused'
+      : 'error';
+
+export const record =
+  (audit: AuditStore, events: EventHub, logger: ToolLogger): Middleware =>
+  async (call, next) => {
+    const { request } = call;
+    const sessionId = request.session.id;
+    const inputSummary = summarizeInput(request.input);
+    events.publish(sessionId, 'tool_call_start', {
+      callId: call.callId,
+      tool: request.toolName,
+      entryPoint: request.entryPoint,
+      caller: request.caller,
+      inputSummary,
+    });
+    const write = (status: AuditStatus, httpStatus: number, errorCode: string | null, bytesOut: number) =>
+      audit.record({
+        callId: call.callId,
+        ts: Date.now(),
+        sessionId,
+        tool: String(request.toolName).slice(0, 100),
+        category: call.entry?.tool.category ?? null,
+        status,
+        errorCode,
+        httpStatus,
+        durationMs: elapsed(call),
+        bytesIn: request.bytesIn,
+        bytesOut,
+        caller: request.caller,
+        entryPoint: request.entryPoint,
+        inputSummary,
+        attempts: call.attempts ?? 1,
+        duplicate: call.duplicate === true,
+      });
+    const ended = (success: boolean) =>
+      events.publish(sessionId, 'tool_call_end', {
+        callId: call.callId,
+        tool: request.toolName,
+        success,
+        durationMs: elapsed(call),
+      });
+    try {
+      const result = await next();
+      result.dataJson ??= JSON.stringify(result.data) ?? 'null';
+      write('success', 200, null, Buffer.byteLength(result.dataJson));
+      ended(true);
+      return result;
+    } catch (err) {
+      const error = asToolgateError(err, logger, { callId: call.callId, tool: request.toolName, sessionId });
+      write(statusOf(error), error.statusCode, error.code, 0);
+      events.publish(sessionId, 'error', {
+        callId: call.callId,
+        tool: request.toolName,
+        error: error.toBody(),
+      });
+      ended(false);
+      throw error;
+    }
+  };
+
+export const elapsed = (call: CallState): number =>
+  Math.round((performance.now() - call.startedAt) * 1000) / 1000;

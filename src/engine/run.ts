@@ -1,0 +1,31 @@
+// The innermost step: builds the tool's context (workspace, signal, output sink) and executes it.
+import type { ToolContext, ToolLogger, ToolServices } from '../contract/context.js';
+import type { EventHub } from './events.js';
+import type { CallState, RunResult } from './types.js';
+
+export const runTool =
+  (services: ToolServices, events: EventHub, logger: ToolLogger) =>
+  async (call: CallState): Promise<RunResult> => {
+    const { request } = call;
+    const tool = call.entry!.tool;
+    const signal = call.signal ?? new AbortController().signal;
+    const ctx: ToolContext = {
+      callId: call.callId,
+      session: request.session,
+      ...services.callContext(request.session, signal),
+      signal,
+      logger,
+      limits: services.config.limits,
+      services,
+      emit(chunk) {
+        request.onOutput?.(chunk);
+        events.publish(request.session.id, 'tool_output_chunk', {
+          callId: call.callId,
+          tool: tool.name,
+          ...chunk,
+        });
+      },
+    };
+    const data: unknown = await tool.execute(call.input, ctx);
+    return { data, extraMetadata: { ...ctx.ioUsage?.() } };
+  };

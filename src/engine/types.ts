@@ -1,0 +1,98 @@
+// The shape of one tool call as it moves through the pipeline's middleware.
+import type { RegisteredTool } from '../contract/registry.js';
+import type { OutputChunk } from '../contract/context.js';
+import type { SessionRecord } from '../store/sessions.js';
+import type { ToolgateError } from '../lib/errors.js';
+
+export type EntryPoint = 'rest' | 'batch' | 'mcp';
+export type CallerKind = 'admin' | 'session';
+
+/** What an entry point hands to the pipeline. */
+export interface CallRequest {
+  toolName: string;
+  /** Raw, unvalidated arguments. */
+  input: unknown;
+  session: SessionRecord;
+  caller: CallerKind;
+  entryPoint: EntryPoint;
+  /** Size of the request body that carried this call. */
+  bytesIn: number;
+  callId?: string;
+  /** Fires when the client goes away. */
+  signal?: AbortSignal;
+  onOutput?: (chunk: OutputChunk) => void;
+  idempotencyKey?: string;
+  /** Set when an operator approved this call: the approval middleware lets it through. */
+  approved?: boolean;
+  /** The turn this call belongs to (one batch, or the caller's X-Toolgate-Turn): repeats are detected in it. */
+  turn?: string;
+}
+
+/** Mutable state of one call, filled in by the middleware as it passes. */
+export interface CallState {
+  readonly request: CallRequest;
+  readonly callId: string;
+  readonly startedAt: number;
+  entry?: RegisteredTool;
+  input?: unknown;
+  /** Extra response headers a middleware wants sent (e.g. RateLimit on success). */
+  headers: Record<string, string>;
+  /** Set by the timeout middleware: aborts on timeout, client disconnect or shutdown. */
+  signal?: AbortSignal;
+  /** Runs of the tool so far (set by the retry step; audited). */
+  attempts?: number;
+  /** Answered from an identical earlier call of its batch or turn (set by the duplicate step; audited). */
+  duplicate?: boolean;
+}
+
+export interface CallMetadata {
+  executionTimeMs: number;
+  tool: string;
+  category: string;
+  version: string;
+  sessionId: string;
+  [key: string]: unknown;
+}
+
+export interface CallSuccess {
+  ok: true;
+  callId: string;
+  data: unknown;
+  /** `data` serialised once, reused by the REST response and byte counting. */
+  dataJson: string;
+  metadata: CallMetadata;
+  headers: Record<string, string>;
+  /** Rendered text for an LLM (tool's render or JSON). */
+  text(): string;
+}
+
+export interface CallFailure {
+  ok: false;
+  callId: string;
+  error: ToolgateError;
+  tool: string;
+  headers: Record<string, string>;
+}
+
+export type CallOutcome = CallSuccess | CallFailure;
+
+/** The value the innermost step produces; middleware may wrap or replace it, or throw a ToolgateError. */
+export interface RunResult {
+  data: unknown;
+  /** `data` as JSON, filled in once by the record middleware. */
+  dataJson?: string;
+  extraMetadata?: Record<string, unknown>;
+}
+
+export type Next = () => Promise<RunResult>;
+/**
+ * A step of the pipeline. Steps with nothing to await are plain functions returning `next()` (no promise
+ * of their own on the hot path); a synchronous throw reaches the record step like a rejection does.
+ */
+export type Middleware = (call: CallState, next: Next) => Promise<RunResult>;
+
+/** A middleware with the name it is known by in traces (`step <name>`). */
+export interface PipelineStep {
+  readonly name: string;
+  readonly middleware: Middleware;
+}

@@ -1,0 +1,139 @@
+// The operator's side of approvals: approve (the parked call re-enters the pipeline and its outcome is
+// stored), deny, expire; and waiting for a parked call's result (long-poll).
+import { toolgateError, type ErrorBody } from '../../lib/errors.js';
+import type { ToolLogger } from '../../contract/context.js';
+import { failureEnvelope, successEnvelopeJson } from '../../engine/envelope.js';
+import type { Pipeline } from '../../engine/pipeline.js';
+import type { CallOutcome, CallerKind, EntryPoint } from '../../engine/types.js';
+import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';
+import type { SessionStore } from '../../store/sessions.js';
+
+const failure = (callId: string, status: number, error: ErrorBody): ApprovalResult => ({
+  status,
+  body: { success: false, callId, error },
+});
+
+/** The envelope a call's outcome is answered with, as a value to store. */
+export function outcomeEnvelope(outcome: CallOutcome): ApprovalResult {
+  return outcome.ok
+    ? { status: 200, body: JSON.parse(successEnvelopeJson(outcome)) }
+    : { status: outcome.error.statusCode, body: failureEnvelope(outcome) };
+}
+
+export class ApprovalService {
+  private readonly waiters = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly store: ApprovalStore,
+    private readonly sessions: SessionStore,
+    private readonly pipeline: Pipeline,
+    private readonly logger: ToolLogger,
+  ) {}
+
+  private pendingOrThrow(callId: string): ApprovalRecord {
+    const record = this.store.get(callId);
+    if (!record) throw toolgateError('CALL_NOT_FOUND', `No call ${callId.slice(0, 80)} awaits approval`);
+    if (record.status !== 'pending' || record.expiresAt <= Date.now()) {
+      throw toolgateError(
+        'CONFLICT',
+        `Call ${callId} is ${record.status === 'pending' ? 'expired' : record.status}`,
+        {
+          details: { status: record.status },
+        },
+      );
+    }
+    return record;
+  }
+
+  /** Approves and starts the call; resolves when it has run and its result is stored. */
+  async approve(callId: string, reason: string | null): Promise<ApprovalRecord> {
+    const record = this.pendingOrThrow(callId);
+    if (!this.store.setDecision(callId, 'approved', reason, null)) this.pendingOrThrow(callId);
+    const session = this.sessions.get(record.sessionId);
+    let result: ApprovalResult;
+    if (!session) {
+      result = failure(
+        callId,
+        404,
+        toolgateError('SESSION_NOT_FOUND', 'The session of this call is gone').toBody(),
+      );
+    } else {
+      const outcome = await this.pipeline.execute({
+        toolName: record.tool,
+        input: record.input,
+        session,
+        caller: record.caller as CallerKind,
+        entryPoint: record.entryPoint as EntryPoint,
+        bytesIn: 0,
+        callId,
+        approved: true,
+      });
+      result = outcomeEnvelope(outcome);
+    }
+    this.store.setResult(callId, result);
+    this.notify(callId);
+    return this.store.get(callId)!;
+  }
+
+  deny(callId: string, reason: string | null): ApprovalRecord {
+    this.pendingOrThrow(callId);
+    const error = toolgateError(
+      'APPROVAL_DENIED',
+      `An operator denied this call${reason ? `: ${reason}` : ''}`,
+    );
+    if (
+      !this.store.setDecision(callId, 'denied', reason, failure(callId, error.statusCode, error.toBody()))
+    ) {
+      this.pendingOrThrow(callId);
+    }
+    this.notify(callId);
+    return this.store.get(callId)!;
+  }
+
+  expireDue(now = Date.now()): number {
+    const error = toolgateError('APPROVAL_EXPIRED', 'No operator decided on this call before it expired');
+    const count = this.store.expireDue(
+      { status: error.statusCode, body: { success: false, error: error.toBody() } },
+      now,
+    );
+    if (count) this.logger.info({ count }, 'approvals expired');
+    return count;
+  }
+
+  /** The call's record once it has a result, or as it is when `waitMs` runs out. */
+  async waitForResult(
+    callId: string,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<ApprovalRecord | undefined> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      let record = this.store.get(callId);
+      if (record?.status === 'pending' && record.expiresAt <= Date.now()) {
+        this.expireDue();
+        record = this.store.get(callId);
+      }
+      if (!record || record.result !== null || Date.now() >= deadline || signal?.aborted) return record;
+      // Woken by a decision in this process; the 1 s cap also catches decisions made by another instance.
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.waiters.get(callId)?.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.min(1000, Math.max(0, deadline - Date.now())));
+        if (!this.waiters.has(callId)) this.waiters.set(callId, new Set());
+        this.waiters.get(callId)!.add(wake);
+      });
+      if (this.waiters.get(callId)?.size === 0) this.waiters.delete(callId);
+    }
+  }
+
+  list(filter: { status?: ApprovalStatus; sessionId?: string; limit: number }): ApprovalRecord[] {
+    return this.store.list(filter);
+  }
+
+  private notify(callId: string): void {
+    for (const wake of this.waiters.get(callId) ?? []) wake();
+  }
+}

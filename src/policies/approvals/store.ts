@@ -1,0 +1,180 @@
+// Calls waiting for an operator's approval, and what became of them (approved and run, denied, expired).
+import type { Db, Migration } from '../../store/db.js';
+
+export const approvalMigrations: Migration[] = [
+  {
+    name: 'approvals_0001_create',
+    sql: `
+      CREATE TABLE approvals (
+        call_id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        tool TEXT NOT NULL,
+        category TEXT NOT NULL,
+        input TEXT NOT NULL,
+        input_summary TEXT NOT NULL,
+        caller TEXT NOT NULL,
+        entry_point TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_at INTEGER,
+        result TEXT
+      );
+      CREATE INDEX approvals_status ON approvals (status, created_at);
+    `,
+  },
+];
+
+/** pending → approved (running) → completed; or pending → denied / expired. */
+export type ApprovalStatus = 'pending' | 'approved' | 'completed' | 'denied' | 'expired';
+
+/** The final answer, as the REST route would have sent it. */
+export interface ApprovalResult {
+  status: number;
+  body: unknown;
+}
+
+export interface ApprovalRecord {
+  callId: string;
+  sessionId: string;
+  tool: string;
+  category: string;
+  input: unknown;
+  inputSummary: string;
+  caller: string;
+  entryPoint: string;
+  status: ApprovalStatus;
+  reason: string | null;
+  createdAt: number;
+  expiresAt: number;
+  decidedAt: number | null;
+  result: ApprovalResult | null;
+}
+
+interface Row {
+  call_id: string;
+  session_id: string;
+  tool: string;
+  category: string;
+  input: string;
+  input_summary: string;
+  caller: string;
+  entry_point: string;
+  status: ApprovalStatus;
+  reason: string | null;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  result: string | null;
+}
+
+const fromRow = (row: Row): ApprovalRecord => ({
+  callId: row.call_id,
+  sessionId: row.session_id,
+  tool: row.tool,
+  category: row.category,
+  input: JSON.parse(row.input),
+  inputSummary: row.input_summary,
+  caller: row.caller,
+  entryPoint: row.entry_point,
+  status: row.status,
+  reason: row.reason,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  decidedAt: row.decided_at,
+  result: row.result === null ? null : JSON.parse(row.result),
+});
+
+export type NewApproval = Pick<
+  ApprovalRecord,
+  | 'callId'
+  | 'sessionId'
+  | 'tool'
+  | 'category'
+  | 'input'
+  | 'inputSummary'
+  | 'caller'
+  | 'entryPoint'
+  | 'createdAt'
+  | 'expiresAt'
+>;
+
+export class ApprovalStore {
+  private readonly insert;
+  private readonly byId;
+  private readonly decide;
+  private readonly complete;
+  private readonly expire;
+  private readonly listStatement;
+
+  constructor(db: Db) {
+    this.insert = db.prepare(
+      `INSERT INTO approvals (call_id, session_id, tool, category, input, input_summary, caller, entry_point, status,
+         created_at, expires_at)
+       VALUES (@callId, @sessionId, @tool, @category, @input, @inputSummary, @caller, @entryPoint, 'pending',
+         @createdAt, @expiresAt)`,
+    );
+    this.byId = db.prepare('SELECT * FROM approvals WHERE call_id = ?');
+    // Only a pending, unexpired call can be decided: the WHERE makes a double decision a no-op.
+    this.decide = db.prepare(
+      `UPDATE approvals SET status = @status, reason = @reason, decided_at = @now, result = @result
+       WHERE call_id = @callId AND status = 'pending' AND expires_at > @now`,
+    );
+    this.complete = db.prepare(`UPDATE approvals SET status = 'completed', result = ? WHERE call_id = ?`);
+    this.expire = db.prepare(
+      `UPDATE approvals SET status = 'expired', decided_at = @now, result = @result
+       WHERE status = 'pending' AND expires_at <= @now`,
+    );
+    this.listStatement = db.prepare(
+      `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@sessionId IS NULL OR session_id = @sessionId)
+       ORDER BY created_at DESC LIMIT @limit`,
+    );
+  }
+
+  create(approval: NewApproval): void {
+    this.insert.run({ ...approval, input: JSON.stringify(approval.input) });
+  }
+
+  get(callId: string): ApprovalRecord | undefined {
+    const row = this.byId.get(callId) as Row | undefined;
+    return row && fromRow(row);
+  }
+
+  /** Returns false when the call was no longer pending (already decided, or expired). */
+  setDecision(
+    callId: string,
+    status: 'approved' | 'denied',
+    reason: string | null,
+    result: ApprovalResult | null,
+    now = Date.now(),
+  ): boolean {
+    return (
+      this.decide.run({
+        callId,
+        status,
+        reason,
+        now,
+        result: result === null ? null : JSON.stringify(result),
+      }).changes > 0
+    );
+  }
+
+  setResult(callId: string, result: ApprovalResult): void {
+    this.complete.run(JSON.stringify(result), callId);
+  }
+
+  expireDue(result: ApprovalResult, now = Date.now()): number {
+    return this.expire.run({ now, result: JSON.stringify(result) }).changes;
+  }
+
+  list(filter: { status?: ApprovalStatus; sessionId?: string; limit: number }): ApprovalRecord[] {
+    return (
+      this.listStatement.all({
+        status: filter.status ?? null,
+        sessionId: filter.sessionId ?? null,
+        limit: filter.limit,
+      }) as Row[]
+    ).map(fromRow);
+  }
+}

@@ -1,0 +1,79 @@
+// Idempotency-Key: a repeat with the same key and body returns the stored outcome without running the
+// tool again (header Idempotent-Replayed: true); the same key with another body is 422. Concurrent
+// repeats wait for the first. Outcomes a retry could change (429, 5xx, pending approval) are not stored.
+import { createHash } from 'node:crypto';
+import type { IdempotencyStore, StoredOutcome } from './store.js';
+import { isToolgateError, toolgateError, ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
+import type { CallState, Middleware, Next, RunResult } from '../../engine/types.js';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+const NOT_STORED = new Set<string>(['RATE_LIMITED', 'APPROVAL_PENDING', 'SHUTTING_DOWN', 'TIMEOUT']);
+
+function replay(outcome: StoredOutcome): RunResult {
+  if (outcome.ok) return { data: JSON.parse(outcome.dataJson), dataJson: outcome.dataJson };
+  const code = (outcome.error.code in ERROR_CODES ? outcome.error.code : 'TOOL_FAILED') as ErrorCode;
+  throw toolgateError(code, outcome.error.message, {
+    suggestion: outcome.error.suggestion,
+    details: outcome.error.details,
+  });
+}
+
+export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware => {
+  const inFlight = new Map<string, Promise<unknown>>();
+  const withKey = async (call: CallState, next: Next, key: string): Promise<RunResult> => {
+    if (!KEY_PATTERN.test(key)) {
+      throw toolgateError('VALIDATION_FAILED', 'Idempotency-Key must be 1-255 visible ASCII characters', {
+        details: { errors: [{ field: 'Idempotency-Key', problem: 'is malformed' }] },
+      });
+    }
+    const sessionId = call.request.session.id;
+    const requestHash = createHash('sha256')
+      .update(`${call.entry!.tool.name}\0${JSON.stringify(call.request.input) ?? ''}`)
+      .digest('hex');
+    const slot = `${sessionId}\0${key}`;
+    const running = inFlight.get(slot);
+    if (running) await running.catch(() => undefined);
+
+    const stored = store.get(sessionId, key);
+    if (stored) {
+      if (stored.requestHash !== requestHash) {
+        throw toolgateError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used with a different request',
+          {
+            suggestion: 'Use a new key for a new request; repeat a request only with the identical body.',
+          },
+        );
+      }
+      call.headers['idempotent-replayed'] = 'true';
+      return replay(stored.outcome);
+    }
+
+    const execution = next();
+    inFlight.set(slot, execution);
+    try {
+      const result = await execution;
+      result.dataJson ??= JSON.stringify(result.data) ?? 'null';
+      store.put(sessionId, key, requestHash, { ok: true, dataJson: result.dataJson }, ttlMs);
+      return result;
+    } catch (err) {
+      if (isToolgateError(err) && err.statusCode < 500 && !NOT_STORED.has(err.code)) {
+        const { code, message, suggestion, details } = err.toBody();
+        store.put(
+          sessionId,
+          key,
+          requestHash,
+          { ok: false, error: { code, message, suggestion, details } },
+          ttlMs,
+        );
+      }
+      throw err;
+    } finally {
+      inFlight.delete(slot);
+    }
+  };
+  return (call, next) => {
+    const key = call.request.idempotencyKey;
+    return key === undefined ? next() : withKey(call, next, key);
+  };
+};

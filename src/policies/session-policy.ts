@@ -1,0 +1,74 @@
+// Turns an admin's session request into the policy stored with the session: profile → permissions,
+// category allow-list, excluded tools, approvals and lifetime — refusing unknown names field by field.
+import type { Config, RateLimits } from '../config.js';
+import type { NewSession } from '../store/sessions.js';
+import { toolgateError } from '../lib/errors.js';
+import type { ToolRegistry } from '../contract/registry.js';
+
+/** A new session gets this profile unless the request names one: read, write and sandboxed commands. */
+export const DEFAULT_PROFILE = 'execute';
+
+export interface SessionPolicyRequest {
+  profile?: string;
+  categories?: string[];
+  excludeTools?: string[];
+  rateLimits?: RateLimits;
+  approval?: string[];
+  ttlSeconds?: number;
+  metadata?: Record<string, unknown>;
+}
+
+const invalid = (message: string, field: string, problem: string, expected?: string) =>
+  toolgateError('VALIDATION_FAILED', message, {
+    details: { errors: [{ field, problem, ...(expected ? { expected } : {}) }] },
+  });
+
+export function sessionPolicy(
+  request: SessionPolicyRequest,
+  config: Config,
+  registry: ToolRegistry,
+  now: number,
+): NewSession {
+  const profileName = request.profile ?? DEFAULT_PROFILE;
+  const profile = config.profiles[profileName];
+  if (!profile) {
+    throw invalid(
+      `Unknown profile "${profileName}"`,
+      'profile',
+      'is not a known profile',
+      Object.keys(config.profiles).join(', '),
+    );
+  }
+  const knownCategories = registry.categories();
+  const badCategory = request.categories?.find((c) => !knownCategories.includes(c));
+  if (badCategory !== undefined) {
+    throw invalid(
+      `Unknown category "${badCategory}"`,
+      'categories',
+      `"${badCategory}" is not a category`,
+      knownCategories.join(', '),
+    );
+  }
+  const badTool = request.excludeTools?.find((name) => !registry.get(name));
+  if (badTool !== undefined) {
+    throw invalid(`Unknown tool "${badTool}" in excludeTools`, 'excludeTools', `"${badTool}" is not a tool`);
+  }
+  const ttlSeconds = request.ttlSeconds ?? config.sessions.defaultTtlSeconds;
+  if (ttlSeconds > config.sessions.maxTtlSeconds) {
+    const max = config.sessions.maxTtlSeconds;
+    throw invalid(`ttlSeconds may be at most ${max}`, 'ttlSeconds', `must be <= ${max}`);
+  }
+  const union = (...lists: (readonly string[] | undefined)[]) => [
+    ...new Set(lists.flatMap((list) => list ?? [])),
+  ];
+  return {
+    profile: profileName,
+    permissions: profile.permissions,
+    categories: request.categories ?? profile.categories ?? null,
+    excludeTools: union(profile.excludeTools, request.excludeTools),
+    rateLimits: request.rateLimits ?? {},
+    approval: union(config.approval, profile.approval, request.approval),
+    metadata: request.metadata ?? {},
+    expiresAt: now + ttlSeconds * 1000,
+  };
+}

@@ -1,0 +1,49 @@
+// An MCP tools/call, run through the shared pipeline (entry point "mcp"), and its outcome as an MCP
+// result: the model-facing text always, the structured data when the tool returned an object (what its
+// outputSchema describes), and isError for failures. The SDK server and the endpoint's fast path both
+// call runToolCall, so the two answer alike.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { outcomeText } from '../batch/result-text.js';
+import type { Pipeline } from '../../engine/pipeline.js';
+import type { CallOutcome } from '../../engine/types.js';
+import type { SessionRecord } from '../../store/sessions.js';
+import { isJsonObject } from '../../lib/json.js';
+
+export function callToolResult(outcome: CallOutcome): CallToolResult {
+  const content = [{ type: 'text' as const, text: outcomeText(outcome) }];
+  if (!outcome.ok) {
+    // The error envelope's body travels in _meta so clients that want the code need not parse the text.
+    return {
+      content,
+      isError: true,
+      _meta: { 'toolgate/error': outcome.error.toBody(), 'toolgate/callId': outcome.callId },
+    };
+  }
+  return {
+    content,
+    ...(isJsonObject(outcome.data) ? { structuredContent: outcome.data } : {}),
+    _meta: { 'toolgate/callId': outcome.callId },
+  };
+}
+
+export async function runToolCall(
+  pipeline: Pipeline,
+  session: SessionRecord,
+  name: string,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+  /** The client's X-Toolgate-Turn header, if it sent one. */
+  turn?: string,
+): Promise<CallToolResult> {
+  const outcome = await pipeline.execute({
+    toolName: name,
+    input,
+    session,
+    caller: 'session',
+    entryPoint: 'mcp',
+    bytesIn: Buffer.byteLength(JSON.stringify(input)),
+    signal,
+    turn,
+  });
+  return callToolResult(outcome);
+}

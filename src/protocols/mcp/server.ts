@@ -1,0 +1,68 @@
+// The MCP server one session sees: tools/list shows the tools its permissions allow, tools/call runs
+// through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST;
+// the workspace's files are its resources (see resources.ts).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { mcpDeclaration } from './declarations.js';
+import type { Pipeline } from '../../engine/pipeline.js';
+import { toolAccess } from '../../policies/permissions/permissions.js';
+import type { ToolRegistry } from '../../contract/registry.js';
+import type { ToolSwitches } from '../../policies/tool-switches/service.js';
+import type { SessionRecord } from '../../store/sessions.js';
+import type { Services } from '../../services.js';
+import { runToolCall } from './call-result.js';
+import { listResources, readResource } from './resources.js';
+
+export interface McpDeps {
+  registry: ToolRegistry;
+  pipeline: Pipeline;
+  switches: ToolSwitches;
+  /** Shared across requests: the SDK otherwise builds a new Ajv for every server, most of a request's CPU. */
+  jsonSchemaValidator: jsonSchemaValidator;
+  /** For the workspace files as resources (the runtime, limits, audit). */
+  services: Services;
+}
+
+const INSTRUCTIONS =
+  'toolgate gives you a sandboxed workspace (a directory of files) and tools to read, search, edit and ' +
+  'run commands in it. Paths are relative to the workspace root. Failed calls explain what to change.';
+
+const turnHeader = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(',') : value);
+
+export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
+  const server = new Server(
+    { name: 'toolgate', version: '1.0.0' },
+    {
+      capabilities: { tools: { listChanged: true }, resources: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: deps.jsonSchemaValidator,
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: deps.registry
+      .list()
+      .filter((entry) => deps.switches.isEnabled(entry.tool) && toolAccess(session, entry).allowed)
+      .map(mcpDeclaration),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    runToolCall(
+      deps.pipeline,
+      session,
+      request.params.name,
+      request.params.arguments ?? {},
+      extra.signal,
+      turnHeader(extra.requestInfo?.headers['x-toolgate-turn']),
+    ),
+  );
+  server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps.services, session));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) =>
+    readResource(deps.services, session, request.params.uri),
+  );
+  return server;
+}

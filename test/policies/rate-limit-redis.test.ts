@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_KEY, startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { redisAvailable, startRedis } from '../helpers/redis.js';
+
+// .ci/run installs redis-server; on a machine without it these tests are skipped with this reason.
+describe.skipIf(!redisAvailable)('Redis rate-limit store (skipped: redis-server is not installed)', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    redis = await startRedis();
+    // Two instances on the same data dir share sessions (SQLite) and, through Redis, their limits.
+    const dataDir = tempDir();
+    a = await startApp({ REDIS_URL: redis.url }, { dataDir });
+    b = await startApp({ REDIS_URL: redis.url }, { dataDir });
+  });
+  afterAll(async () => {
+    await a?.close({ keepData: true });
+    await b?.close();
+    await redis?.stop();
+  });
+
+  it('two app instances share one limit', async () => {
+    const s = await a.createSession({
+      profile: 'read-only',
+      rateLimits: { '*': { limit: 4, windowSeconds: 60 } },
+    });
+    for (const t of [a, b, a, b]) await t.call(s, 'list_directory', {}).expect(200);
+    const fromA = await a.call(s, 'list_directory', {});
+    const fromB = await b.call(s, 'list_directory', {});
+    expect(fromA.status).toBe(429);
+    expect(fromB.status).toBe(429);
+    expect(fromB.headers['ratelimit']).toMatch(/^"\*";r=0;/);
+  });
+
+  it('without Redis the same two instances would each allow the full limit (control)', async () => {
+    const dataDir = tempDir();
+    const c = await startApp({}, { dataDir });
+    const d = await startApp({}, { dataDir });
+    try {
+      const res = await c
+        .admin(c.http.post('/v1/sessions'))
+        .send({ rateLimits: { '*': { limit: 2, windowSeconds: 60 } } });
+      const s = res.body;
+      for (const t of [c, c, d, d]) await t.call(s, 'list_directory', {}).expect(200);
+    } finally {
+      await c.close({ keepData: true });
+      await d.close();
+    }
+  });
+
+  it('a REDIS_URL that cannot be reached stops the start with a clear message', async () => {
+    await expect(startApp({ REDIS_URL: 'redis://127.0.0.1:1', TOOLGATE_API_KEY: ADMIN_KEY })).rejects.toThrow(
+      /REDIS_URL: cannot connect/,
+    );
+  });
+});
