@@ -50,7 +50,7 @@ describe('audit journal', () => {
     store.record(entry(1));
     expect(store.query({ limit: 10 })).toHaveLength(1);
     store.record(entry(2));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const committed = db.prepare('SELECT COUNT(*) AS n FROM audit').get() as { n: number };
     expect(committed.n).toBe(2);
     store.close();
