@@ -23,7 +23,7 @@ import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
 import { createTracing } from './ops/tracing.js';
 import type { Tracing } from './engine/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
-import { gateOnSandbox } from './runtime/runner/availability.js';
+import { gateOnSandbox } from './contract/sandbox-gate.js';
 import { createRunner, type RunnerOptions } from './runtime/runner/runner.js';
 import { RuntimeManager } from './runtime/manager.js';
 import { Workspace } from './runtime/workspace.js';

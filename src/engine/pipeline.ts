@@ -17,7 +17,7 @@ import { retry } from './retry.js';
 import { runTool } from './run.js';
 import { timeout } from './timeout.js';
 import { inSpan, tracedCall, tracedStep, type Tracing } from './trace.js';
-import type { CallOutcome, CallRequest, CallState, PipelineStep, RunResult } from './types.js';
+import type { CallOutcome, CallRequest, CallState, PipelineStep, RunResult } from '../contract/call.js';
 import { validate } from './validate.js';
 
 export interface PipelineDeps {

@@ -4,8 +4,8 @@ import { fromStorageError, isToolgateError, toolgateError, type ToolgateError } 
 import type { EventHub } from './events.js';
 import type { ToolLogger } from '../contract/context.js';
 import type { AuditStatus, AuditStore } from '../store/audit.js';
-import { summarizeInput } from './input-summary.js';
-import type { CallState, Middleware } from './types.js';
+import { summarizeInput } from '../lib/input-summary.js';
+import type { CallState, Middleware } from '../contract/call.js';
 
 export function asToolgateError(
   err: unknown,

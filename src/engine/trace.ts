@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import type { AuditStatus } from '../store/audit.js';
 import type { ToolgateError } from '../lib/errors.js';
-import type { CallOutcome, CallState, Middleware, Next } from './types.js';
+import type { CallOutcome, CallState, Middleware, Next } from '../contract/call.js';
 
 /**
  * One app's tracing. Absent (undefined) when tracing is off: callers test that before making any span.

@@ -3,7 +3,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { failureEnvelope, successEnvelopeJson } from '../engine/envelope.js';
 import { newCallId } from '../engine/pipeline.js';
-import type { CallOutcome, CallRequest } from '../engine/types.js';
+import type { CallOutcome, CallRequest } from '../contract/call.js';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 

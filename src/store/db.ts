@@ -1,7 +1,7 @@
 // Opens the SQLite database (WAL, foreign keys) and applies the named migrations in order, once each.
 import type BetterSqlite3 from 'better-sqlite3';
 import { Database } from './sqlite-driver.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS } from '../migrations.js';
 
 export type Db = BetterSqlite3.Database;
 

@@ -2,7 +2,7 @@
 // limited and audited on its own, entry point "batch"), reads concurrently, writes and commands in order.
 import type { Pipeline } from '../pipeline.js';
 import { newCallId } from '../pipeline.js';
-import type { CallOutcome, CallerKind } from '../types.js';
+import type { CallOutcome, CallerKind } from '../../contract/call.js';
 import type { ToolRegistry } from '../../contract/registry.js';
 import { isReadOnly } from '../../contract/tool.js';
 import type { SessionRecord } from '../../store/sessions.js';

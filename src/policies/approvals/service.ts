@@ -4,7 +4,7 @@ import { toolgateError, type ErrorBody } from '../../lib/errors.js';
 import type { ToolLogger } from '../../contract/context.js';
 import { failureEnvelope, successEnvelopeJson } from '../../engine/envelope.js';
 import type { Pipeline } from '../../engine/pipeline.js';
-import type { CallOutcome, CallerKind, EntryPoint } from '../../engine/types.js';
+import type { CallOutcome, CallerKind, EntryPoint } from '../../contract/call.js';
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';
 import type { SessionStore } from '../../store/sessions.js';
 

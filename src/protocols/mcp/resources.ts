@@ -11,7 +11,7 @@ import type { Services } from '../../services.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import { mimeType } from '../../lib/mime.js';
 import { looksBinary } from '../../lib/text.js';
-import { beginTransfer } from '../../transfer/gate.js';
+import { beginTransfer } from '../../engine/transfer-gate.js';
 
 export const RESOURCE_SCHEME = 'workspace://';
 

@@ -4,9 +4,9 @@
 // refused ones included, like a tool call.
 import type { FastifyRequest } from 'fastify';
 import { isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
-import { newCallId } from '../engine/pipeline.js';
-import { statusOf } from '../engine/record.js';
-import { summarizeInput } from '../engine/input-summary.js';
+import { newCallId } from './pipeline.js';
+import { statusOf } from './record.js';
+import { summarizeInput } from '../lib/input-summary.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
 import type { Services } from '../services.js';
 import type { SessionRecord } from '../store/sessions.js';
