@@ -3,7 +3,8 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { Config } from './config.js';
-import type { ToolLogger, ToolServices } from './contract/context.js';
+import type { ToolServices } from './contract/context.js';
+import type { ToolLogger } from './lib/logger.js';
 import { EventHub } from './engine/events.js';
 import { Pipeline } from './engine/pipeline.js';
 import { loadPluginTools } from './contract/plugins.js';
@@ -21,7 +22,7 @@ import type { AnyTool } from './contract/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
 import { createTracing } from './ops/tracing.js';
-import type { Tracing } from './engine/trace.js';
+import type { Tracing } from './ops/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
 import { gateOnSandbox } from './contract/sandbox-gate.js';
 import { createRunner, type RunnerOptions } from './runtime/runner/runner.js';

@@ -6,33 +6,14 @@
 import type { Config } from '../config.js';
 import type { Db } from '../store/db.js';
 import type { SessionRecord } from '../store/sessions.js';
-
-/** The subset of pino's logger tools may use. */
-export interface ToolLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
-
-/** A piece of output a tool emits while it runs (streamed to SSE clients and the activity stream). */
-export interface OutputChunk {
-  stream: 'stdout' | 'stderr' | 'log';
-  chunk: string;
-}
+import type { ToolLogger } from '../lib/logger.js';
+import type { OutputChunk } from '../lib/output-chunk.js';
+import type { IoUsage } from '../runtime/workspace.js';
 
 /** Long-lived services shared by all calls; created in buildApp, released on close. */
 export interface ToolServices {
   readonly config: Config;
   readonly db: Db;
-}
-
-/** What one call read and wrote of its workspace, reported in the result's metadata. */
-export interface IoUsage {
-  bytesRead: number;
-  bytesWritten: number;
-  /** Distinct workspace paths the call's operations named. */
-  filesAccessed: number;
 }
 
 export interface ToolContext {

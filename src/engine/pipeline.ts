@@ -2,7 +2,8 @@
 // Policy lives in the middleware list below and nowhere else.
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
-import type { ToolLogger, ToolServices } from '../contract/context.js';
+import type { ToolServices } from '../contract/context.js';
+import type { ToolLogger } from '../lib/logger.js';
 import type { EventHub } from './events.js';
 import type { RegisteredTool, ToolRegistry } from '../contract/registry.js';
 import type { AuditStore } from '../store/audit.js';
@@ -16,7 +17,8 @@ import { resolveTool } from './resolve-tool.js';
 import { retry } from './retry.js';
 import { runTool } from './run.js';
 import { timeout } from './timeout.js';
-import { inSpan, tracedCall, tracedStep, type Tracing } from './trace.js';
+import { tracedCall, tracedStep } from './trace.js';
+import { inSpan, type Tracing } from '../ops/trace.js';
 import type { CallOutcome, CallRequest, CallState, PipelineStep, RunResult } from '../contract/call.js';
 import { validate } from './validate.js';
 

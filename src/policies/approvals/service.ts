@@ -1,7 +1,7 @@
 // The operator's side of approvals: approve (the parked call re-enters the pipeline and its outcome is
 // stored), deny, expire; and waiting for a parked call's result (long-poll).
 import { toolgateError, type ErrorBody } from '../../lib/errors.js';
-import type { ToolLogger } from '../../contract/context.js';
+import type { ToolLogger } from '../../lib/logger.js';
 import { failureEnvelope, successEnvelopeJson } from '../../engine/envelope.js';
 import type { Pipeline } from '../../engine/pipeline.js';
 import type { CallOutcome, CallerKind, EntryPoint } from '../../contract/call.js';
