@@ -1,4 +1,5 @@
-// The one ordered list of schema migrations; each store module owns the SQL for its own tables.
+// The one ordered list of schema migrations, handed to openDatabase by createServices; each store and
+// policy store module owns the SQL for its own tables.
 import type { Migration } from './store/db.js';
 import { sessionMigrations } from './store/sessions.js';
 import { auditMigrations } from './store/audit.js';

@@ -7,6 +7,7 @@ import type { ToolServices } from './contract/context.js';
 import type { ToolLogger } from './lib/logger.js';
 import { EventHub } from './engine/events.js';
 import { Pipeline } from './engine/pipeline.js';
+import { outcomeEnvelope } from './engine/envelope.js';
 import { loadPluginTools } from './contract/plugins.js';
 import { loadToolFolders } from './sources/folder/load.js';
 import { discoverMcpTools } from './sources/mcp/discover.js';
@@ -35,6 +36,7 @@ import { AuditStore } from './store/audit.js';
 import { BlobStore } from './store/blobs.js';
 import type { Db } from './store/db.js';
 import { openDatabaseOrExplain, prepareDataDir } from './ops/startup.js';
+import { MIGRATIONS } from './migrations.js';
 import { SessionStore } from './store/sessions.js';
 import { StatsStore } from './store/stats.js';
 import { FileReadStore } from './store/file-reads.js';
@@ -132,7 +134,7 @@ export async function createServices(
   }
 
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
-  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'));
+  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'), MIGRATIONS);
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
@@ -220,7 +222,12 @@ export async function createServices(
     },
   });
 
-  const approvals = new ApprovalService(policies.approvals, sessions, pipeline, logger);
+  const approvals = new ApprovalService(
+    policies.approvals,
+    sessions,
+    (request) => pipeline.execute(request).then(outcomeEnvelope),
+    logger,
+  );
 
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);

@@ -1,6 +1,6 @@
 // The one execution path for every tool call, whichever entry point it came from (REST, batch, MCP).
 // Policy lives in the middleware list below and nowhere else.
-import { randomBytes } from 'node:crypto';
+import { newCallId } from '../lib/call-id.js';
 import type { Config } from '../config.js';
 import type { ToolServices } from '../contract/context.js';
 import type { ToolLogger } from '../lib/logger.js';
@@ -57,8 +57,6 @@ const retryPolicy = ({ policy }: Config) => ({
   baseDelayMs: policy.retryBaseDelayMs,
   maxDelayMs: policy.retryMaxDelayMs,
 });
-
-export const newCallId = (): string => `call_${randomBytes(12).toString('base64url')}`;
 
 export class Pipeline {
   private readonly chain: (call: CallState) => Promise<RunResult>;

@@ -4,7 +4,7 @@
 // refused ones included, like a tool call.
 import type { FastifyRequest } from 'fastify';
 import { isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
-import { newCallId } from './pipeline.js';
+import { newCallId } from '../lib/call-id.js';
 import { statusOf } from './record.js';
 import { summarizeInput } from '../lib/input-summary.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
