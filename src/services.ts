@@ -29,7 +29,6 @@ import { gateOnSandbox } from './contract/sandbox-gate.js';
 import { createRunner, type RunnerOptions } from './runtime/runner/runner.js';
 import { RuntimeManager } from './runtime/manager.js';
 import { Workspace } from './runtime/workspace.js';
-import './contract/services.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
@@ -41,6 +40,7 @@ import { SessionStore } from './store/sessions.js';
 import { StatsStore } from './store/stats.js';
 import { FileReadStore } from './store/file-reads.js';
 import { HistoryStore } from './store/history.js';
+import { TodoStore } from './store/todos.js';
 import { KeyedLock } from './lib/keyed-lock.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { CodeIndex } from './code/code-index.js';
@@ -48,6 +48,8 @@ import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
 
 export interface Services extends ToolServices {
+  /** The database itself: stores are built on it here; tools get their stores, never the handle. */
+  readonly db: Db;
   readonly adminKey: AdminKey;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
@@ -181,13 +183,13 @@ export async function createServices(
   );
   const base: ToolServices = {
     config,
-    db,
     workspaces,
     runner,
     runtimes,
     jobs,
     fileReads,
     history,
+    todos: new TodoStore(db),
     fileLocks,
     snapshots,
     codeIndex: new CodeIndex(),
@@ -262,6 +264,7 @@ export async function createServices(
 
   return {
     ...base,
+    db,
     adminKey,
     sessions,
     audit,
