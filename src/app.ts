@@ -8,7 +8,7 @@ import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
-import type { Tracing } from './engine/trace.js';
+import type { Tracing } from './ops/trace.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
 import consoleRoutes from './console/routes.js';
 import approvalRoutes from './policies/approvals/routes.js';

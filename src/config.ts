@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
-import { CapabilitiesSchema } from './contract/tool.js';
+import { CapabilitiesSchema } from './lib/capabilities.js';
 
 const PermissionSchema = Type.Union([
   Type.Literal('read'),

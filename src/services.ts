@@ -3,9 +3,11 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { Config } from './config.js';
-import type { ToolLogger, ToolServices } from './contract/context.js';
+import type { ToolServices } from './contract/context.js';
+import type { ToolLogger } from './lib/logger.js';
 import { EventHub } from './engine/events.js';
 import { Pipeline } from './engine/pipeline.js';
+import { outcomeEnvelope } from './engine/envelope.js';
 import { loadPluginTools } from './contract/plugins.js';
 import { loadToolFolders } from './sources/folder/load.js';
 import { discoverMcpTools } from './sources/mcp/discover.js';
@@ -21,23 +23,24 @@ import type { AnyTool } from './contract/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
 import { createTracing } from './ops/tracing.js';
-import type { Tracing } from './engine/trace.js';
+import type { Tracing } from './ops/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
-import { gateOnSandbox } from './runtime/runner/availability.js';
+import { gateOnSandbox } from './contract/sandbox-gate.js';
 import { createRunner, type RunnerOptions } from './runtime/runner/runner.js';
 import { RuntimeManager } from './runtime/manager.js';
 import { Workspace } from './runtime/workspace.js';
-import './contract/services.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
 import { BlobStore } from './store/blobs.js';
 import type { Db } from './store/db.js';
 import { openDatabaseOrExplain, prepareDataDir } from './ops/startup.js';
+import { MIGRATIONS } from './migrations.js';
 import { SessionStore } from './store/sessions.js';
 import { StatsStore } from './store/stats.js';
 import { FileReadStore } from './store/file-reads.js';
 import { HistoryStore } from './store/history.js';
+import { TodoStore } from './store/todos.js';
 import { KeyedLock } from './lib/keyed-lock.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { CodeIndex } from './code/code-index.js';
@@ -45,6 +48,8 @@ import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
 
 export interface Services extends ToolServices {
+  /** The database itself: stores are built on it here; tools get their stores, never the handle. */
+  readonly db: Db;
   readonly adminKey: AdminKey;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
@@ -131,7 +136,7 @@ export async function createServices(
   }
 
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
-  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'));
+  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'), MIGRATIONS);
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
@@ -178,13 +183,13 @@ export async function createServices(
   );
   const base: ToolServices = {
     config,
-    db,
     workspaces,
     runner,
     runtimes,
     jobs,
     fileReads,
     history,
+    todos: new TodoStore(db),
     fileLocks,
     snapshots,
     codeIndex: new CodeIndex(),
@@ -219,7 +224,12 @@ export async function createServices(
     },
   });
 
-  const approvals = new ApprovalService(policies.approvals, sessions, pipeline, logger);
+  const approvals = new ApprovalService(
+    policies.approvals,
+    sessions,
+    (request) => pipeline.execute(request).then(outcomeEnvelope),
+    logger,
+  );
 
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);
@@ -254,6 +264,7 @@ export async function createServices(
 
   return {
     ...base,
+    db,
     adminKey,
     sessions,
     audit,

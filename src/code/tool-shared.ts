@@ -2,17 +2,26 @@
 import { readFiles } from '../runtime/read-files.js';
 import { Type, type Static } from 'typebox';
 import { toolgateError } from '../lib/errors.js';
-import type { ToolContext } from '../contract/context.js';
+import type { Workspace } from '../runtime/workspace.js';
+import type { CodeIndex } from './code-index.js';
 import { languageOf, LANGUAGE_IDS } from './languages.js';
 import { ModuleResolver, type GoModule } from './module-resolver.js';
 import { DefinitionSchema, type Definition, type FileSummary } from './schema.js';
 import type { IndexSnapshot } from './snapshot.js';
 import { SymbolResolver } from './symbol-resolver.js';
 
+/** What the code tools' helpers need of a call (a tool's ToolContext is one). */
+export interface CodeContext {
+  readonly session: { readonly id: string };
+  readonly workspace: Workspace;
+  readonly signal: AbortSignal;
+  readonly services: { readonly codeIndex: CodeIndex };
+}
+
 export const SUPPORTED_LANGUAGES = LANGUAGE_IDS.join(', ');
 
 /** The session's code index, refreshed for files changed since the last call. */
-export const codeSnapshot = (ctx: ToolContext): Promise<IndexSnapshot> =>
+export const codeSnapshot = (ctx: CodeContext): Promise<IndexSnapshot> =>
   ctx.services.codeIndex.snapshot(ctx.session.id, ctx.workspace, ctx.signal);
 
 export interface Scope {
@@ -22,7 +31,7 @@ export interface Scope {
 }
 
 /** A caller's directory or file path as a filter over indexed paths (resolved inside the workspace). */
-export async function resolveScope(ctx: ToolContext, input: string): Promise<Scope> {
+export async function resolveScope(ctx: CodeContext, input: string): Promise<Scope> {
   const { relative, stat } = await ctx.workspace.stat(input);
   if (!stat) {
     throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${relative}`, {
@@ -37,7 +46,7 @@ export async function resolveScope(ctx: ToolContext, input: string): Promise<Sco
 
 /** The indexed summary of one source file, or an error that says why there is none. */
 export async function indexedFile(
-  ctx: ToolContext,
+  ctx: CodeContext,
   snapshot: IndexSnapshot,
   input: string,
 ): Promise<FileSummary> {
@@ -66,7 +75,7 @@ export async function indexedFile(
 }
 
 /** go.mod files at the workspace root and one level down, for resolving Go import paths. */
-export async function goModules(ctx: ToolContext, snapshot: IndexSnapshot): Promise<GoModule[]> {
+export async function goModules(ctx: CodeContext, snapshot: IndexSnapshot): Promise<GoModule[]> {
   if (!snapshot.files.some((f) => f.language === 'go')) return [];
   const dirs = new Set(['']);
   for (const file of snapshot.files) {
@@ -87,7 +96,7 @@ export async function goModules(ctx: ToolContext, snapshot: IndexSnapshot): Prom
   return modules.sort((a, b) => b.path.length - a.path.length);
 }
 
-export async function moduleResolver(ctx: ToolContext, snapshot: IndexSnapshot): Promise<ModuleResolver> {
+export async function moduleResolver(ctx: CodeContext, snapshot: IndexSnapshot): Promise<ModuleResolver> {
   return new ModuleResolver(snapshot.byPath, await goModules(ctx, snapshot));
 }
 
@@ -136,7 +145,7 @@ export const SymbolPathSchema = Type.String({
  * given, else every definition of the name ("Class.method" picks members of that container).
  */
 export async function findDefinitions(
-  ctx: ToolContext,
+  ctx: CodeContext,
   snapshot: IndexSnapshot,
   name: string,
   path: string | undefined,

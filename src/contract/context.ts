@@ -1,38 +1,46 @@
-// What a tool gets to work with. Tools import nothing from Fastify or routes: everything arrives here.
-// Core declares the shape and the parts it owns; the services that live in the layers above core (the
-// session runtime, jobs, the code index, history…) are added to ToolServices and ToolContext by
-// src/tools/services.ts through declaration merging, so core never imports upwards (the same pattern
-// Fastify uses for decorators).
+// What a tool gets to work with. Tools import nothing from Fastify or routes: everything arrives here. The
+// contract sits above the subsystems it describes (the session runtime, jobs, the code index, stores…), so
+// it names their types directly; none of them imports the contract back (`npm run lint:layers`).
 import type { Config } from '../config.js';
-import type { Db } from '../store/db.js';
+import type { CodeIndex } from '../code/code-index.js';
+import type { JobManager } from '../jobs/job-manager.js';
+import type { KeyedLock } from '../lib/keyed-lock.js';
+import type { ToolLogger } from '../lib/logger.js';
+import type { OutputChunk } from '../lib/output-chunk.js';
+import type { RuntimeManager } from '../runtime/manager.js';
+import type { CommandRunner } from '../runtime/runner/runner.js';
+import type { IoUsage, Workspace } from '../runtime/workspace.js';
+import type { WorkspaceManager } from '../sandbox/workspaces.js';
+import type { SnapshotService } from '../snapshots/service.js';
+import type { FileReadStore } from '../store/file-reads.js';
+import type { HistoryStore } from '../store/history.js';
 import type { SessionRecord } from '../store/sessions.js';
+import type { TodoStore } from '../store/todos.js';
 
-/** The subset of pino's logger tools may use. */
-export interface ToolLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
-
-/** A piece of output a tool emits while it runs (streamed to SSE clients and the activity stream). */
-export interface OutputChunk {
-  stream: 'stdout' | 'stderr' | 'log';
-  chunk: string;
-}
-
-/** Long-lived services shared by all calls; created in buildApp, released on close. */
+/** Long-lived services shared by all calls; created in createServices, released on close. */
 export interface ToolServices {
   readonly config: Config;
-  readonly db: Db;
-}
-
-/** What one call read and wrote of its workspace, reported in the result's metadata. */
-export interface IoUsage {
-  bytesRead: number;
-  bytesWritten: number;
-  /** Distinct workspace paths the call's operations named. */
-  filesAccessed: number;
+  readonly workspaces: WorkspaceManager;
+  /** The sandbox choice and whether commands may run (commands start inside the session runtime). */
+  readonly runner: CommandRunner;
+  /** One runtime per live session: the only place workspace I/O and commands happen. */
+  readonly runtimes: RuntimeManager;
+  /** Running and finished commands (run_command and the job tools). */
+  readonly jobs: JobManager;
+  /** Parsed source files per workspace, for the code and project tools. */
+  readonly codeIndex: CodeIndex;
+  /** What each session last read of each file (read-before-write safety). */
+  readonly fileReads: FileReadStore;
+  /** Previous versions of changed files, for undo_edit. */
+  readonly history: HistoryStore;
+  /** Each session's todo list (todo_read, todo_write). */
+  readonly todos: TodoStore;
+  /** Baselines, checkpoints, changes and fork copies of workspaces (store in the data dir). */
+  readonly snapshots: SnapshotService;
+  /** Serializes changes to the same file (keyed by session and relative path). */
+  readonly fileLocks: KeyedLock;
+  /** The parts of a call's context that come with its workspace. */
+  callContext(session: SessionRecord, signal: AbortSignal): CallContextExtras;
 }
 
 export interface ToolContext {
@@ -43,12 +51,14 @@ export interface ToolContext {
   readonly logger: ToolLogger;
   readonly limits: Config['limits'];
   readonly services: ToolServices;
+  /** The session's workspace, reached only through its runtime: no host paths. */
+  readonly workspace: Workspace;
   emit(chunk: OutputChunk): void;
   /** The call's I/O so far; given by the layer that owns the workspace. */
   ioUsage?(): IoUsage;
 }
 
-/** How the pipeline's last step gets the parts of a call's context that the layers above core provide. */
+/** How the pipeline's last step gets the parts of a call's context that come with its workspace. */
 export type CallContextExtras = Omit<ToolContext, keyof CoreToolContext>;
 type CoreToolContext = Pick<
   ToolContext,

@@ -3,25 +3,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import type { Permission } from '../config.js';
 import type { ToolContext, ToolInitContext } from './context.js';
-
-/**
- * What a tool may do; permissions, policy and MCP hints are derived from these. A schema, because tool
- * folders and the operator's overrides for MCP servers declare them in JSON.
- */
-export const CapabilitiesSchema = Type.Object(
-  {
-    readsFiles: Type.Optional(Type.Boolean()),
-    writesFiles: Type.Optional(Type.Boolean()),
-    executesCommands: Type.Optional(Type.Boolean()),
-    network: Type.Optional(Type.Boolean()),
-    idempotent: Type.Optional(
-      Type.Boolean({ description: 'Calling twice with the same input has the same effect as once' }),
-    ),
-    destructive: Type.Optional(Type.Boolean({ description: 'May delete or overwrite existing data' })),
-  },
-  { additionalProperties: false },
-);
-export type Capabilities = Static<typeof CapabilitiesSchema>;
+import type { Capabilities } from '../lib/capabilities.js';
 
 export interface ToolSpec<I extends TSchema, O extends TSchema> {
   /** snake_case, stable. */

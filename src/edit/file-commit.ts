@@ -1,7 +1,7 @@
 // Writes a file the safe way: keep the previous version in the history, write atomically (inside the
 // session runtime), remember the new state for read-before-write checks, and put everything back if a
 // later write of the same change fails.
-import type { ToolContext } from '../contract/context.js';
+import type { EditContext } from './edit-context.js';
 import { fromFsError, isToolgateError } from '../lib/errors.js';
 import { checkWriteQuota } from '../sandbox/quota.js';
 import { changeRef, rememberFile } from './file-guard.js';
@@ -19,7 +19,7 @@ export interface PlannedWrite {
 
 /** Applies several writes as one change (one undo step); on failure restores what was already written. */
 export async function commitWrites(
-  ctx: ToolContext,
+  ctx: EditContext,
   tool: string,
   writes: readonly PlannedWrite[],
 ): Promise<void> {
@@ -52,7 +52,7 @@ export async function commitWrites(
 }
 
 /** Puts back every file of a half-applied change from its history entries, then forgets the change. */
-async function rollBack(ctx: ToolContext, changeId: string, done: readonly PlannedWrite[]): Promise<void> {
+async function rollBack(ctx: EditContext, changeId: string, done: readonly PlannedWrite[]): Promise<void> {
   const { history } = ctx.services;
   for (const write of [...done].reverse()) {
     const entry = history

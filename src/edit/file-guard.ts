@@ -3,7 +3,7 @@
 // session never read may be changed is the session's `metadata.requireReadBeforeEdit` (default false:
 // allowed). `expected_sha256` is an explicit compare-and-swap on top of that.
 import { Type } from 'typebox';
-import type { ToolContext } from '../contract/context.js';
+import type { EditContext } from './edit-context.js';
 import { toolgateError } from '../lib/errors.js';
 import type { FileStat } from '../runtime/ops/index.js';
 import type { ChangeRef } from '../store/history.js';
@@ -17,12 +17,12 @@ export const ExpectedSha256 = Type.Optional(
   }),
 );
 
-export const requiresReadBeforeEdit = (ctx: ToolContext): boolean =>
+export const requiresReadBeforeEdit = (ctx: EditContext): boolean =>
   ctx.session.metadata.requireReadBeforeEdit === true;
 
 /** `current` is the hash of the file's bytes now, undefined when it does not exist. */
 export function checkFresh(
-  ctx: ToolContext,
+  ctx: EditContext,
   relative: string,
   current: string | undefined,
   expected?: string,
@@ -54,7 +54,7 @@ export function checkFresh(
 
 /** Remembers a file's state as known to the session (after it read or wrote it). */
 export function rememberFile(
-  ctx: ToolContext,
+  ctx: EditContext,
   relative: string,
   stat: Pick<FileStat, 'mtimeMs' | 'size'>,
   sha256: string,
@@ -63,9 +63,9 @@ export function rememberFile(
 }
 
 /** Locks are per session and relative path: two sessions never share a file. */
-export const lockKey = (ctx: ToolContext, relative: string): string => `${ctx.session.id}\0${relative}`;
+export const lockKey = (ctx: EditContext, relative: string): string => `${ctx.session.id}\0${relative}`;
 
-export const changeRef = (ctx: ToolContext, tool: string): ChangeRef => ({
+export const changeRef = (ctx: EditContext, tool: string): ChangeRef => ({
   sessionId: ctx.session.id,
   changeId: ctx.callId,
   tool,

@@ -3,7 +3,7 @@
 // A hunk that does not fit is named, with the closest text in the file.
 import { applyPatch, type StructuredPatch } from 'diff';
 import { cleanName, count, hunkFailure } from './patch.js';
-import type { ToolContext } from '../contract/context.js';
+import type { EditContext } from './edit-context.js';
 import { toolgateError } from '../lib/errors.js';
 import type { PlannedWrite } from './file-commit.js';
 import { checkFresh } from './file-guard.js';
@@ -27,7 +27,7 @@ export interface FilePlan {
   writes: PlannedWrite[];
 }
 
-async function load(ctx: ToolContext, target: ResolvedPath, expected?: string) {
+async function load(ctx: EditContext, target: ResolvedPath, expected?: string) {
   const file = await loadTextFile(ctx.workspace, target.relative, ctx.limits.editMaxBytes);
   checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, expected);
   return file;
@@ -35,7 +35,7 @@ async function load(ctx: ToolContext, target: ResolvedPath, expected?: string) {
 
 /** `expected` maps workspace-relative paths to the SHA-256 the caller expects them to have. */
 export async function planFile(
-  ctx: ToolContext,
+  ctx: EditContext,
   patch: StructuredPatch,
   expected: Record<string, string> = {},
 ): Promise<FilePlan> {

@@ -2,7 +2,7 @@
 // the session knows, apply the edits in memory (all or none), diff, and write it back in its encoding.
 import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
-import type { ToolContext } from '../contract/context.js';
+import type { EditContext } from './edit-context.js';
 import { isToolgateError, toolgateError } from '../lib/errors.js';
 import { applyEdit, type Edit } from './apply-edit.js';
 import { STRATEGY_NAMES, type StrategyName } from './edit-strategies.js';
@@ -65,7 +65,7 @@ function withEditIndex<T>(index: number, count: number, apply: () => T): T {
   }
 }
 
-export async function runTextEdits(ctx: ToolContext, tool: string, request: TextEditRequest) {
+export async function runTextEdits(ctx: EditContext, tool: string, request: TextEditRequest) {
   const target = await ctx.workspace.resolve(request.path);
   if (target.relative === '.') throw toolgateError('NOT_A_FILE', 'The workspace root is a directory');
   return ctx.services.fileLocks.run([lockKey(ctx, target.relative)], async () => {

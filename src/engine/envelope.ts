@@ -1,6 +1,7 @@
 // The body a call's outcome is answered with, the same whichever way it leaves: JSON response, SSE
 // `end` event, or a stored approval result. A success is assembled from the once-serialised data.
-import type { CallFailure, CallSuccess } from './types.js';
+import type { CallFailure, CallOutcome, CallSuccess } from '../contract/call.js';
+import type { ApprovalResult } from '../policies/approvals/store.js';
 
 /** `status` is added where the HTTP status is not otherwise visible (the SSE `end` event). */
 export const successEnvelopeJson = (outcome: CallSuccess, status?: number): string =>
@@ -12,3 +13,10 @@ export const failureEnvelope = (outcome: CallFailure, status?: number) => ({
   callId: outcome.callId,
   error: outcome.error.toBody(),
 });
+
+/** The envelope a call's outcome is answered with, as a value to store (an approved call's result). */
+export function outcomeEnvelope(outcome: CallOutcome): ApprovalResult {
+  return outcome.ok
+    ? { status: 200, body: JSON.parse(successEnvelopeJson(outcome)) }
+    : { status: outcome.error.statusCode, body: failureEnvelope(outcome) };
+}

@@ -1,8 +1,9 @@
 // The one execution path for every tool call, whichever entry point it came from (REST, batch, MCP).
 // Policy lives in the middleware list below and nowhere else.
-import { randomBytes } from 'node:crypto';
+import { newCallId } from '../lib/call-id.js';
 import type { Config } from '../config.js';
-import type { ToolLogger, ToolServices } from '../contract/context.js';
+import type { ToolServices } from '../contract/context.js';
+import type { ToolLogger } from '../lib/logger.js';
 import type { EventHub } from './events.js';
 import type { RegisteredTool, ToolRegistry } from '../contract/registry.js';
 import type { AuditStore } from '../store/audit.js';
@@ -16,8 +17,9 @@ import { resolveTool } from './resolve-tool.js';
 import { retry } from './retry.js';
 import { runTool } from './run.js';
 import { timeout } from './timeout.js';
-import { inSpan, tracedCall, tracedStep, type Tracing } from './trace.js';
-import type { CallOutcome, CallRequest, CallState, PipelineStep, RunResult } from './types.js';
+import { tracedCall, tracedStep } from './trace.js';
+import { inSpan, type Tracing } from '../ops/trace.js';
+import type { CallOutcome, CallRequest, CallState, PipelineStep, RunResult } from '../contract/call.js';
 import { validate } from './validate.js';
 
 export interface PipelineDeps {
@@ -55,8 +57,6 @@ const retryPolicy = ({ policy }: Config) => ({
   baseDelayMs: policy.retryBaseDelayMs,
   maxDelayMs: policy.retryMaxDelayMs,
 });
-
-export const newCallId = (): string => `call_${randomBytes(12).toString('base64url')}`;
 
 export class Pipeline {
   private readonly chain: (call: CallState) => Promise<RunResult>;

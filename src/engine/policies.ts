@@ -7,7 +7,7 @@ import { IdempotencyStore } from '../policies/idempotency/store.js';
 import { approval } from '../policies/approvals/step.js';
 import { idempotency } from '../policies/idempotency/step.js';
 import { rateLimit } from '../policies/rate-limit/step.js';
-import type { PipelineStep } from './types.js';
+import type { PipelineStep } from '../contract/call.js';
 import { RedisRateLimitStore } from '../policies/rate-limit/redis-store.js';
 import { MemoryRateLimitStore, type RateLimitStore } from '../policies/rate-limit/store.js';
 

@@ -2,10 +2,10 @@
 // row (the source of the stats) and start/end activity events. Unexpected exceptions become INTERNAL_ERROR.
 import { fromStorageError, isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
 import type { EventHub } from './events.js';
-import type { ToolLogger } from '../contract/context.js';
+import type { ToolLogger } from '../lib/logger.js';
 import type { AuditStatus, AuditStore } from '../store/audit.js';
-import { summarizeInput } from './input-summary.js';
-import type { CallState, Middleware } from './types.js';
+import { summarizeInput } from '../lib/input-summary.js';
+import type { CallState, Middleware } from '../contract/call.js';
 
 export function asToolgateError(
   err: unknown,

@@ -1,7 +1,7 @@
 // Finds the called tool; an unknown name gets 404 with the closest known names as a suggestion.
 import { toolgateError } from '../lib/errors.js';
 import type { ToolRegistry } from '../contract/registry.js';
-import type { Middleware } from './types.js';
+import type { Middleware } from '../contract/call.js';
 import { editDistance } from '../lib/edit-distance.js';
 
 export function closestNames(name: string, candidates: string[], max = 3): string[] {

@@ -2,7 +2,7 @@
 // with exponential backoff, inside the call's timeout. The number of runs is audited (`attempts`).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fromStorageError, isToolgateError, type ErrorCode } from '../lib/errors.js';
-import type { Middleware } from './types.js';
+import type { Middleware } from '../contract/call.js';
 
 export interface RetryPolicy {
   /** Runs in all, the first included. */

@@ -1,7 +1,8 @@
 // The innermost step: builds the tool's context (workspace, signal, output sink) and executes it.
-import type { ToolContext, ToolLogger, ToolServices } from '../contract/context.js';
+import type { ToolContext, ToolServices } from '../contract/context.js';
+import type { ToolLogger } from '../lib/logger.js';
 import type { EventHub } from './events.js';
-import type { CallState, RunResult } from './types.js';
+import type { CallState, RunResult } from '../contract/call.js';
 
 export const runTool =
   (services: ToolServices, events: EventHub, logger: ToolLogger) =>

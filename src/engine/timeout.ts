@@ -1,7 +1,7 @@
 // Bounds a call's run time. On expiry (or client disconnect) the tool's signal aborts and the call
 // fails with 504 TIMEOUT; tools that run processes kill them when the signal fires.
 import { toolgateError } from '../lib/errors.js';
-import type { Middleware, RunResult } from './types.js';
+import type { Middleware, RunResult } from '../contract/call.js';
 
 export const timeout = (defaultTimeoutMs: number, shutdownSignal: AbortSignal): Middleware => {
   // Every running call's controller, aborted together at shutdown by one listener: a listener added and

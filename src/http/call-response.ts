@@ -2,7 +2,7 @@
 // with the error's status. The success body is assembled from the once-serialised data.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { successEnvelopeJson } from '../engine/envelope.js';
-import type { CallOutcome } from '../engine/types.js';
+import type { CallOutcome } from '../contract/call.js';
 import { sendError } from './error-envelope.js';
 
 export function sendCallOutcome(reply: FastifyReply, request: FastifyRequest, outcome: CallOutcome) {

@@ -3,7 +3,7 @@
 // call of a batch, MCP tools/call) is a child of it. With tracing off only a null field is added.
 import { SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
-import type { Tracing } from '../engine/trace.js';
+import type { Tracing } from '../ops/trace.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,8 +2,8 @@
 // tool calls sent with "Accept: text/event-stream" (start, output…, end with the result envelope).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { failureEnvelope, successEnvelopeJson } from '../engine/envelope.js';
-import { newCallId } from '../engine/pipeline.js';
-import type { CallOutcome, CallRequest } from '../engine/types.js';
+import { newCallId } from '../lib/call-id.js';
+import type { CallOutcome, CallRequest } from '../contract/call.js';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 

@@ -2,7 +2,7 @@
 // pipeline as POST .../tools/{name} — permissions, rate limits, approvals, audit — and the route shapes
 // the result as a resource. A refused or parked call answers exactly as the tool route would.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CallOutcome } from '../engine/types.js';
+import type { CallOutcome } from '../contract/call.js';
 import { sessionForRequest } from './auth.js';
 import { clientGone, requestBytes, sendCallOutcome } from './call-response.js';
 

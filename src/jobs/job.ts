@@ -1,7 +1,7 @@
 // One running (or finished) command: its process, output capture (capped head+tail per stream for the
 // response, the full interleaved log on disk), timers for timeout and idleness, stdin, and listeners.
 import { StringDecoder } from 'node:string_decoder';
-import type { OutputChunk } from '../contract/context.js';
+import type { OutputChunk } from '../lib/output-chunk.js';
 import type { ExitInfo, SandboxedProcess } from '../runtime/runner/types.js';
 import { HeadTailCapture } from './head-tail.js';
 import type { JobLog } from './job-log.js';

@@ -4,7 +4,7 @@
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { makeDirs, nearestExisting } from '../lib/make-dirs.js';
-import { openDatabase, type Db } from '../store/db.js';
+import { openDatabase, type Db, type Migration } from '../store/db.js';
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -60,9 +60,9 @@ export async function prepareDataDir(dir: string, subdirs: readonly string[] = [
 }
 
 /** Opens the database with a message that names the file when it is damaged or not one. */
-export function openDatabaseOrExplain(file: string): Db {
+export function openDatabaseOrExplain(file: string, migrations: readonly Migration[]): Db {
   try {
-    return openDatabase(file);
+    return openDatabase(file, migrations);
   } catch (err) {
     const code = errnoCode(err);
     const hint =

@@ -12,8 +12,8 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-node';
 import type { TelemetryConfig } from '../config.js';
-import type { ToolLogger } from '../contract/context.js';
-import type { Tracing } from '../engine/trace.js';
+import type { ToolLogger } from '../lib/logger.js';
+import type { Tracing } from './trace.js';
 
 /** Closing the app waits this long at most for the last spans to leave (a dead collector must not hang it). */
 const SHUTDOWN_WAIT_MS = 3_000;

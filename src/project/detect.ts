@@ -1,7 +1,6 @@
 // Reads a project's manifests (package.json, pyproject/requirements, go.mod, Cargo.toml, pom/gradle,
 // Makefile, Dockerfile, CI config) into ecosystems, package managers, frameworks and commands.
 import path from 'node:path';
-import type { ToolContext } from '../contract/context.js';
 import {
   frameworksIn,
   GO_FRAMEWORKS,
@@ -10,7 +9,7 @@ import {
   PYTHON_FRAMEWORKS,
   RUST_FRAMEWORKS,
 } from './frameworks.js';
-import { dirOf, filesNamed, readText, type Inventory } from './inventory.js';
+import { dirOf, filesNamed, readText, type Inventory, type ProjectContext } from './inventory.js';
 
 export type CommandKind = 'build' | 'test' | 'lint' | 'format' | 'run';
 
@@ -79,7 +78,7 @@ function addFrameworks(found: Detection, pairs: [string, string][], source: stri
     if (!found.frameworks.has(name)) found.frameworks.set(name, `${source}: ${needle}`);
 }
 
-async function detectNode(ctx: ToolContext, inv: Inventory, found: Detection) {
+async function detectNode(ctx: ProjectContext, inv: Inventory, found: Detection) {
   for (const manifest of filesNamed(inv, ['package.json'])) {
     const pkg = parseJson(await readText(ctx, manifest));
     if (!pkg) continue;
@@ -112,7 +111,7 @@ async function detectNode(ctx: ToolContext, inv: Inventory, found: Detection) {
   }
 }
 
-async function detectPython(ctx: ToolContext, inv: Inventory, found: Detection) {
+async function detectPython(ctx: ProjectContext, inv: Inventory, found: Detection) {
   for (const manifest of filesNamed(inv, [
     'pyproject.toml',
     'requirements.txt',
@@ -170,7 +169,7 @@ interface ToolchainSpec {
 /** Ecosystems whose manifest fixes the toolchain and its commands (Go modules, Cargo). */
 const toolchain =
   (spec: ToolchainSpec) =>
-  async (ctx: ToolContext, inv: Inventory, found: Detection): Promise<void> => {
+  async (ctx: ProjectContext, inv: Inventory, found: Detection): Promise<void> => {
     for (const manifest of filesNamed(inv, [spec.manifest])) {
       const text = (await readText(ctx, manifest)) ?? '';
       const dir = dirOf(manifest);
@@ -201,7 +200,7 @@ const detectRust = toolchain({
   test: 'cargo test',
 });
 
-async function detectJava(ctx: ToolContext, inv: Inventory, found: Detection) {
+async function detectJava(ctx: ProjectContext, inv: Inventory, found: Detection) {
   for (const manifest of filesNamed(inv, ['pom.xml', 'build.gradle', 'build.gradle.kts'])) {
     const text = (await readText(ctx, manifest)) ?? '';
     const dir = dirOf(manifest);
@@ -232,7 +231,7 @@ const MAKE_TARGETS: [string, CommandKind][] = [
   ['run', 'run'],
 ];
 
-async function detectMake(ctx: ToolContext, inv: Inventory, found: Detection) {
+async function detectMake(ctx: ProjectContext, inv: Inventory, found: Detection) {
   for (const manifest of filesNamed(inv, ['Makefile', 'makefile', 'GNUmakefile'], 1)) {
     const text = (await readText(ctx, manifest)) ?? '';
     const dir = dirOf(manifest);
@@ -256,7 +255,7 @@ function detectContainersAndCi(inv: Inventory, found: Detection) {
   }
 }
 
-export async function detectProject(ctx: ToolContext, inv: Inventory): Promise<Detection> {
+export async function detectProject(ctx: ProjectContext, inv: Inventory): Promise<Detection> {
   const found: Detection = {
     ecosystems: new Set(),
     packageManagers: new Set(),

@@ -1,9 +1,8 @@
 // Where a program starts: package.json main/bin/exports, conventional file names, Go `package main` with
 // func main, Rust main.rs and bin/, Java `static void main`, Python __main__/manage.py/main.py.
 import path from 'node:path';
-import type { ToolContext } from '../contract/context.js';
 import type { IndexSnapshot } from '../code/snapshot.js';
-import { dirOf, filesNamed, readText, type Inventory } from './inventory.js';
+import { dirOf, filesNamed, readText, type Inventory, type ProjectContext } from './inventory.js';
 
 export interface EntryPoint {
   path: string;
@@ -41,7 +40,7 @@ function pathsIn(value: unknown): string[] {
 }
 
 export async function findEntryPoints(
-  ctx: ToolContext,
+  ctx: ProjectContext,
   inv: Inventory,
   snapshot: IndexSnapshot,
 ): Promise<EntryPoint[]> {

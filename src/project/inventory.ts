@@ -1,9 +1,15 @@
 // Every file of a workspace (heavy and .gitignored folders left out) with its language by extension,
 // for the project tools; reading helpers that go through the workspace's path confinement.
 import path from 'node:path';
-import type { ToolContext } from '../contract/context.js';
+import type { Workspace } from '../runtime/workspace.js';
 import type { SourceFile as WalkedFile } from '../runtime/ops/source.js';
 import { readFiles } from '../runtime/read-files.js';
+
+/** What project analysis needs of a tool call (a tool's ProjectContext is one): the workspace, the abort signal. */
+export interface ProjectContext {
+  readonly workspace: Workspace;
+  readonly signal: AbortSignal;
+}
 
 const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
   '.ts': 'TypeScript',
@@ -63,7 +69,7 @@ export interface Inventory {
 
 const MAX_FILES = 20_000;
 
-export async function inventory(ctx: ToolContext): Promise<Inventory> {
+export async function inventory(ctx: ProjectContext): Promise<Inventory> {
   const { files, truncated } = (
     await ctx.workspace.call('walkSource', { path: '.', filter: {}, maxFiles: MAX_FILES })
   ).result;
@@ -73,7 +79,7 @@ export async function inventory(ctx: ToolContext): Promise<Inventory> {
 const MAX_READ = 1024 * 1024;
 
 /** A workspace file's text (resolved through the workspace; undefined when missing, large or unreadable). */
-export async function readText(ctx: ToolContext, relative: string): Promise<string | undefined> {
+export async function readText(ctx: ProjectContext, relative: string): Promise<string | undefined> {
   const [bytes] = await readFiles(ctx.workspace, [relative], MAX_READ);
   return bytes?.toString('utf8');
 }

@@ -14,7 +14,7 @@ import { acceptRawBodies, binaryBody, checkDeclaredLength, rawBody } from '../ht
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';
 import { Workspace } from '../runtime/workspace.js';
-import { beginTransfer } from '../transfer/gate.js';
+import { beginTransfer } from '../engine/transfer-gate.js';
 import { feedAndFinish, pullFrom } from '../transfer/runtime-streams.js';
 
 const Extracted = Type.Object({

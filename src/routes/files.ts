@@ -16,7 +16,7 @@ import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';
 import { Workspace } from '../runtime/workspace.js';
 import { mimeType } from '../lib/mime.js';
-import { beginTransfer } from '../transfer/gate.js';
+import { beginTransfer } from '../engine/transfer-gate.js';
 import { feedAndFinish, pullFrom } from '../transfer/runtime-streams.js';
 
 // The file path is the route's wildcard ("*"): TypeBox cannot compile a property of that name, so it is

@@ -10,7 +10,6 @@ import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { emptyBodyAsObject } from '../http/tool-backed.js';
 import { Workspace } from '../runtime/workspace.js';
-import { TodoStore } from '../store/todos.js';
 import { CreatedSession, sessionView } from './sessions.js';
 
 const ForkBody = Type.Object(
@@ -94,7 +93,7 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
           include.has('checkpoints'),
         );
         if (include.has('todos')) {
-          const todos = new TodoStore(app.services.db);
+          const { todos } = app.services;
           todos.replace(session.id, todos.list(parent.id));
         }
         if (include.has('reads')) app.services.fileReads.copySession(parent.id, session.id);

@@ -5,11 +5,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
 import { commonErrors, SessionIdParams } from '../http/schemas.js';
-import { TodoSchema, TodoStore } from '../store/todos.js';
+import { TodoSchema } from '../store/todos.js';
 
 export default async function todoRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const todos = new TodoStore(app.services.db);
+  const { todos } = app.services;
   app.get(
     '/v1/sessions/:id/todos',
     {

@@ -1,8 +1,8 @@
 // All session runtimes of one app: one per live session, created on its first workspace operation,
 // stopped when idle, on session delete and at shutdown. Counts starts, restarts and crashes for /metrics.
 import path from 'node:path';
-import type { ToolLogger } from '../contract/context.js';
-import type { Tracing } from '../engine/trace.js';
+import type { ToolLogger } from '../lib/logger.js';
+import type { Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
 import type { RuntimeBackend } from './backends/types.js';
 import { SessionRuntime } from './session-runtime.js';

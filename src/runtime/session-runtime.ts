@@ -3,7 +3,7 @@
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
 import { PassThrough, Writable } from 'node:stream';
 import type { Span } from '@opentelemetry/api';
-import { failSpan, inSpan, tracedParent, type Tracing } from '../engine/trace.js';
+import { failSpan, inSpan, tracedParent, type Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
 import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.js';
 import type { RuntimeBackend } from './backends/types.js';

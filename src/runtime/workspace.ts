@@ -1,10 +1,17 @@
 // What a tool sees of its session's workspace: named operations that run inside the session runtime.
 // There is no host path here, on purpose: a tool cannot open, stat, rename or unlink a workspace path
 // itself, so it cannot check a path and then use it after a command swapped it for a symlink.
-import type { IoUsage } from '../contract/context.js';
 import type { OpReply } from './connection.js';
 import type { FileStat, OpArgs, OpName, OpResult } from './ops/index.js';
 import type { SessionRuntime } from './session-runtime.js';
+
+/** What one call read and wrote of its workspace, reported in the result's metadata. */
+export interface IoUsage {
+  bytesRead: number;
+  bytesWritten: number;
+  /** Distinct workspace paths the call's operations named. */
+  filesAccessed: number;
+}
 
 export interface ResolveOptions {
   /** false: act on a symlink itself (delete, move, lstat) rather than on what it points to. */

@@ -1,10 +1,14 @@
 // Workspace quotas (limits.workspaceMaxBytes, 0 = none): write tools call checkWriteQuota before
 // writing. Usage comes from the session runtime, which counts tool writes as they happen and rescans
 // after commands (see runtime/inside/usage.ts); commands themselves are held to the quota there.
-import type { ToolContext } from '../contract/context.js';
+import type { Config } from '../config.js';
+import type { Workspace } from '../runtime/workspace.js';
 import { toolgateError } from '../lib/errors.js';
 
-type QuotaContext = Pick<ToolContext, 'limits' | 'workspace'>;
+interface QuotaContext {
+  readonly limits: Pick<Config['limits'], 'workspaceMaxBytes'>;
+  readonly workspace: Workspace;
+}
 
 /**
  * Refuses (507 QUOTA_EXCEEDED) a write that would grow the workspace past its quota. `newBytes` is the

@@ -1,7 +1,7 @@
-// Opens the SQLite database (WAL, foreign keys) and applies the named migrations in order, once each.
+// Opens the SQLite database (WAL, foreign keys) and applies the named migrations in order, once each. The
+// list is the caller's (src/migrations.ts): each store owns its SQL, and no store imports this module back.
 import type BetterSqlite3 from 'better-sqlite3';
 import { Database } from './sqlite-driver.js';
-import { MIGRATIONS } from './migrations.js';
 
 export type Db = BetterSqlite3.Database;
 
@@ -11,7 +11,7 @@ export interface Migration {
   readonly sql: string;
 }
 
-export function openDatabase(file: string): Db {
+export function openDatabase(file: string, migrations: readonly Migration[]): Db {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a process crash (kill -9) with every committed transaction; only an OS
@@ -19,7 +19,7 @@ export function openDatabase(file: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  applyMigrations(db, MIGRATIONS);
+  applyMigrations(db, migrations);
   return db;
 }
 

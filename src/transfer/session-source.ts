@@ -6,11 +6,20 @@ import { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
 import { toolgateError } from '../lib/errors.js';
 import { templateDir, templateTar } from '../sandbox/templates.js';
-import type { Services } from '../services.js';
+import type { Config } from '../config.js';
+import type { RuntimeManager } from '../runtime/manager.js';
+import type { BlobStore } from '../store/blobs.js';
 import { Workspace } from '../runtime/workspace.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { checkGitUrl } from './git-source.js';
 import { feedAndFinish } from './runtime-streams.js';
+
+/** The services a session's source is opened and applied with. */
+export interface SourceServices {
+  readonly blobs: BlobStore;
+  readonly config: Config;
+  readonly runtimes: RuntimeManager;
+}
 
 /** Inline archives are for small ones: JSON bodies are held in memory (limits.bodyLimitBytes applies). */
 export const SessionSourceFields = {
@@ -61,7 +70,7 @@ const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /** The source, checked before the session exists (so a bad one leaves nothing). */
 export async function openSource(
-  services: Services,
+  services: SourceServices,
   source: SessionSource,
 ): Promise<OpenedSource | undefined> {
   const given = (['archive', 'archive_base64', 'template', 'git'] as const).filter(
@@ -93,7 +102,7 @@ export async function openSource(
 
 /** Puts the source into the new session's (empty) workspace root. */
 export async function applySource(
-  services: Services,
+  services: SourceServices,
   session: SessionRecord,
   source: OpenedSource,
 ): Promise<void> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AuditStore, type AuditEntry } from '../../src/store/audit.js';
 import { openDatabase } from '../../src/store/db.js';
+import { MIGRATIONS } from '../../src/migrations.js';
 import { tempDir } from '../helpers/app.js';
 
 const entry = (n: number): AuditEntry => ({
@@ -27,13 +28,13 @@ describe('audit journal', () => {
     const dir = tempDir();
     const dbFile = path.join(dir, 'db.sqlite');
     const journal = path.join(dir, 'audit.journal');
-    const crashed = new AuditStore(openDatabase(dbFile), journal);
+    const crashed = new AuditStore(openDatabase(dbFile, MIGRATIONS), journal);
     for (let n = 1; n <= 3; n++) crashed.record(entry(n));
     // The process "dies" here: nothing was committed, the journal holds the rows, plus a torn write.
     expect(readFileSync(journal, 'utf8').trim().split('\n')).toHaveLength(3);
     appendFileSync(journal, '{"callId":"call_torn","ts":');
 
-    const db = openDatabase(dbFile);
+    const db = openDatabase(dbFile, MIGRATIONS);
     const restarted = new AuditStore(db, journal);
     const rows = restarted.query({ limit: 10 });
     expect(rows.map((r) => r.callId)).toEqual(['call_3', 'call_2', 'call_1']);
@@ -45,7 +46,7 @@ describe('audit journal', () => {
 
   it('flushes on its own shortly after a call, and readers see rows at once', async () => {
     const dir = tempDir();
-    const db = openDatabase(path.join(dir, 'db.sqlite'));
+    const db = openDatabase(path.join(dir, 'db.sqlite'), MIGRATIONS);
     const store = new AuditStore(db, path.join(dir, 'audit.journal'));
     store.record(entry(1));
     expect(store.query({ limit: 10 })).toHaveLength(1);
@@ -58,7 +59,7 @@ describe('audit journal', () => {
 
   it('while SQLite refuses commits, holds at most its cap in memory and the rest in the journal, losing none', () => {
     const dir = tempDir();
-    const db = openDatabase(path.join(dir, 'db.sqlite'));
+    const db = openDatabase(path.join(dir, 'db.sqlite'), MIGRATIONS);
     const journal = path.join(dir, 'audit.journal');
     const store = new AuditStore(db, journal, 10);
     // A database that refuses every audit insert, as a full disk would.

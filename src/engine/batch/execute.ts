@@ -1,13 +1,12 @@
 // Runs a parsed batch: every call through the shared pipeline (so each is validated, authorised,
 // limited and audited on its own, entry point "batch"), reads concurrently, writes and commands in order.
 import type { Pipeline } from '../pipeline.js';
-import { newCallId } from '../pipeline.js';
-import type { CallOutcome, CallerKind } from '../types.js';
+import { newCallId } from '../../lib/call-id.js';
+import type { CallOutcome, CallerKind } from '../../contract/call.js';
 import type { ToolRegistry } from '../../contract/registry.js';
 import { isReadOnly } from '../../contract/tool.js';
 import type { SessionRecord } from '../../store/sessions.js';
-import type { BatchCall, ParsedBatch } from '../../protocols/batch/parse.js';
-import type { BatchResult } from '../../protocols/batch/render.js';
+import type { BatchCall, BatchResult, ParsedBatch } from './types.js';
 import { runScheduled } from './schedule.js';
 import { turnScope, type TurnMemory } from '../../policies/duplicates/turn-memory.js';
 

@@ -1,10 +1,8 @@
-// The operator's side of approvals: approve (the parked call re-enters the pipeline and its outcome is
-// stored), deny, expire; and waiting for a parked call's result (long-poll).
+// The operator's side of approvals: approve (the parked call re-enters the pipeline through `run`, given by
+// createServices, and its answer is stored), deny, expire; and waiting for a parked call's result (long-poll).
 import { toolgateError, type ErrorBody } from '../../lib/errors.js';
-import type { ToolLogger } from '../../contract/context.js';
-import { failureEnvelope, successEnvelopeJson } from '../../engine/envelope.js';
-import type { Pipeline } from '../../engine/pipeline.js';
-import type { CallOutcome, CallerKind, EntryPoint } from '../../engine/types.js';
+import type { ToolLogger } from '../../lib/logger.js';
+import type { CallRequest, CallerKind, EntryPoint } from '../../contract/call.js';
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';
 import type { SessionStore } from '../../store/sessions.js';
 
@@ -13,12 +11,8 @@ const failure = (callId: string, status: number, error: ErrorBody): ApprovalResu
   body: { success: false, callId, error },
 });
 
-/** The envelope a call's outcome is answered with, as a value to store. */
-export function outcomeEnvelope(outcome: CallOutcome): ApprovalResult {
-  return outcome.ok
-    ? { status: 200, body: JSON.parse(successEnvelopeJson(outcome)) }
-    : { status: outcome.error.statusCode, body: failureEnvelope(outcome) };
-}
+/** Runs an approved call through the pipeline and answers with its envelope, as a value to store. */
+export type RunApproved = (request: CallRequest) => Promise<ApprovalResult>;
 
 export class ApprovalService {
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -26,7 +20,7 @@ export class ApprovalService {
   constructor(
     private readonly store: ApprovalStore,
     private readonly sessions: SessionStore,
-    private readonly pipeline: Pipeline,
+    private readonly run: RunApproved,
     private readonly logger: ToolLogger,
   ) {}
 
@@ -58,7 +52,7 @@ export class ApprovalService {
         toolgateError('SESSION_NOT_FOUND', 'The session of this call is gone').toBody(),
       );
     } else {
-      const outcome = await this.pipeline.execute({
+      result = await this.run({
         toolName: record.tool,
         input: record.input,
         session,
@@ -68,7 +62,6 @@ export class ApprovalService {
         callId,
         approved: true,
       });
-      result = outcomeEnvelope(outcome);
     }
     this.store.setResult(callId, result);
     this.notify(callId);

@@ -4,8 +4,8 @@
 // approved call re-enters the pipeline with `approved` set and passes this step.
 import type { ApprovalStore } from './store.js';
 import { toolgateError } from '../../lib/errors.js';
-import { summarizeInput } from '../../engine/input-summary.js';
-import type { Middleware } from '../../engine/types.js';
+import { summarizeInput } from '../../lib/input-summary.js';
+import type { Middleware } from '../../contract/call.js';
 
 export const approval =
   (store: ApprovalStore, ttlMs: number): Middleware =>

@@ -6,7 +6,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { toolgateError } from '../../lib/errors.js';
 import { isReadOnly } from '../../contract/tool.js';
 import { turnScope, type TurnMemory } from './turn-memory.js';
-import type { CallState, Middleware, Next, RunResult } from '../../engine/types.js';
+import type { CallState, Middleware, Next, RunResult } from '../../contract/call.js';
 
 const TURN_PATTERN = /^[\x21-\x7e]{1,200}$/;
 

@@ -1,7 +1,7 @@
 // What each turn (one batch, or the calls a client marks with one X-Toolgate-Turn) has already called:
 // per scope, the calls by tool and canonical input. In memory, bounded in scopes and calls per scope, and
 // forgotten after a quiet spell: a turn is seconds to minutes of one agent's step, not history.
-import type { RunResult } from '../../engine/types.js';
+import type { RunResult } from '../../contract/call.js';
 
 export interface TurnCall {
   callId: string;

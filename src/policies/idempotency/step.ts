@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyStore, StoredOutcome } from './store.js';
 import { isToolgateError, toolgateError, ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
-import type { CallState, Middleware, Next, RunResult } from '../../engine/types.js';
+import type { CallState, Middleware, Next, RunResult } from '../../contract/call.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const NOT_STORED = new Set<string>(['RATE_LIMITED', 'APPROVAL_PENDING', 'SHUTTING_DOWN', 'TIMEOUT']);

@@ -1,7 +1,7 @@
 // Refuses calls the session's profile, categories or excluded tools do not allow (403 permission_error).
 import { toolgateError } from '../../lib/errors.js';
 import { toolAccess } from './permissions.js';
-import type { Middleware } from '../../engine/types.js';
+import type { Middleware } from '../../contract/call.js';
 
 export const authorize = (): Middleware => (call, next) => {
   const access = toolAccess(call.request.session, call.entry!);

@@ -4,7 +4,7 @@
 import type { RateLimits } from '../../config.js';
 import { toolgateError } from '../../lib/errors.js';
 import type { HitResult, RateLimitStore } from './store.js';
-import type { CallState, Middleware, Next, RunResult } from '../../engine/types.js';
+import type { CallState, Middleware, Next, RunResult } from '../../contract/call.js';
 
 const policyName = (rule: string) => rule.replace(/[^A-Za-z0-9_:*-]/g, '_');
 

@@ -2,7 +2,7 @@
 // audit log answers who turned what off and when. Stats leave these rows out.
 import type { AuditStore } from '../../store/audit.js';
 import type { SwitchKind } from './store.js';
-import { newCallId } from '../../engine/pipeline.js';
+import { newCallId } from '../../lib/call-id.js';
 
 export const SWITCH_ENTRY_POINT = 'admin';
 

@@ -2,7 +2,7 @@
 // Checked on every call, so a switch takes effect for new calls at once, in every session.
 import { toolgateError } from '../../lib/errors.js';
 import type { ToolSwitches } from './service.js';
-import type { Middleware } from '../../engine/types.js';
+import type { Middleware } from '../../contract/call.js';
 
 export const enabled =
   (switches: ToolSwitches): Middleware =>

@@ -3,7 +3,8 @@
 // A call whose arguments cannot be parsed keeps its place with the error, so the others still run.
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { toolgateError, type ToolgateError } from '../../lib/errors.js';
+import { toolgateError } from '../../lib/errors.js';
+import type { BatchCall, BatchFormat, ParsedBatch } from '../../engine/batch/types.js';
 
 /** More calls than this in one request are refused: a batch is one model turn, not a bulk job. */
 export const MAX_BATCH_CALLS = 100;
@@ -53,24 +54,6 @@ export const AnthropicBatchSchema = Type.Object(
 );
 
 export const BatchBodySchema = Type.Union([NativeBatchSchema, OpenAiBatchSchema, AnthropicBatchSchema]);
-
-export type BatchFormat = 'toolgate' | 'openai' | 'anthropic';
-
-export interface BatchCall {
-  /** The caller's id for the call (tool_call_id, tool_use_id, or the toolgate call's optional id). */
-  id?: string;
-  name: string;
-  arguments: unknown;
-  /** Size of this call's arguments as sent, for the audit log. */
-  bytesIn: number;
-  /** Set when the arguments could not be read: the call is answered with this error and not run. */
-  argumentsError?: ToolgateError;
-}
-
-export interface ParsedBatch {
-  format: BatchFormat;
-  calls: BatchCall[];
-}
 
 const checkers = {
   toolgate: Compile(NativeBatchSchema),

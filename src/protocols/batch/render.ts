@@ -1,14 +1,8 @@
 // Answers a batch in the format it came in: toolgate results, OpenAI `role: "tool"` messages, or an
 // Anthropic user message of `tool_result` blocks — each ready to append to the conversation as is.
 import { Type, type Static } from 'typebox';
-import type { CallOutcome } from '../../engine/types.js';
-import type { BatchCall, BatchFormat } from './parse.js';
+import type { BatchFormat, BatchResult } from '../../engine/batch/types.js';
 import { outcomeText } from './result-text.js';
-
-export interface BatchResult {
-  call: BatchCall;
-  outcome: CallOutcome;
-}
 
 const ErrorBodySchema = Type.Object({
   code: Type.String(),

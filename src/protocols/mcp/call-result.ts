@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { outcomeText } from '../batch/result-text.js';
 import type { Pipeline } from '../../engine/pipeline.js';
-import type { CallOutcome } from '../../engine/types.js';
+import type { CallOutcome } from '../../contract/call.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import { isJsonObject } from '../../lib/json.js';
 

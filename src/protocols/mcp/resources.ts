@@ -7,11 +7,18 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isToolgateError } from '../../lib/errors.js';
 import { DEFAULT_IGNORED_DIRS } from '../../runtime/ops/walk.js';
 import { Workspace } from '../../runtime/workspace.js';
-import type { Services } from '../../services.js';
+import type { Config } from '../../config.js';
+import type { RuntimeManager } from '../../runtime/manager.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import { mimeType } from '../../lib/mime.js';
 import { looksBinary } from '../../lib/text.js';
-import { beginTransfer } from '../../transfer/gate.js';
+import { beginTransfer, type TransferServices } from '../../engine/transfer-gate.js';
+
+/** The services MCP resources are listed and read with (transfers, checked and audited). */
+export interface ResourceServices extends TransferServices {
+  readonly config: Config;
+  readonly runtimes: RuntimeManager;
+}
 
 export const RESOURCE_SCHEME = 'workspace://';
 
@@ -40,7 +47,12 @@ const asMcpError = (err: unknown): unknown =>
     : err;
 
 /** Permission check and audit row, refusals as MCP errors too. */
-function begin(services: Services, session: SessionRecord, name: string, input: Record<string, unknown>) {
+function begin(
+  services: ResourceServices,
+  session: SessionRecord,
+  name: string,
+  input: Record<string, unknown>,
+) {
   try {
     return beginTransfer(services, { caller: 'session', entryPoint: 'mcp' }, session, {
       name,
@@ -52,7 +64,7 @@ function begin(services: Services, session: SessionRecord, name: string, input: 
   }
 }
 
-export async function listResources(services: Services, session: SessionRecord) {
+export async function listResources(services: ResourceServices, session: SessionRecord) {
   const transfer = begin(services, session, 'resource_list', {});
   try {
     const workspace = new Workspace(services.runtimes.for(session));
@@ -79,7 +91,7 @@ export async function listResources(services: Services, session: SessionRecord) 
   }
 }
 
-export async function readResource(services: Services, session: SessionRecord, uri: string) {
+export async function readResource(services: ResourceServices, session: SessionRecord, uri: string) {
   const filePath = pathOf(uri);
   const transfer = begin(services, session, 'file_download', { path: filePath });
   try {

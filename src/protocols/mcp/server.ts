@@ -15,9 +15,8 @@ import { toolAccess } from '../../policies/permissions/permissions.js';
 import type { ToolRegistry } from '../../contract/registry.js';
 import type { ToolSwitches } from '../../policies/tool-switches/service.js';
 import type { SessionRecord } from '../../store/sessions.js';
-import type { Services } from '../../services.js';
 import { runToolCall } from './call-result.js';
-import { listResources, readResource } from './resources.js';
+import { listResources, readResource, type ResourceServices } from './resources.js';
 
 export interface McpDeps {
   registry: ToolRegistry;
@@ -26,7 +25,7 @@ export interface McpDeps {
   /** Shared across requests: the SDK otherwise builds a new Ajv for every server, most of a request's CPU. */
   jsonSchemaValidator: jsonSchemaValidator;
   /** For the workspace files as resources (the runtime, limits, audit). */
-  services: Services;
+  services: ResourceServices;
 }
 
 const INSTRUCTIONS =

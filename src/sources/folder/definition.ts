@@ -3,7 +3,8 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { Compile } from 'typebox/compile';
-import { CapabilitiesSchema, TOOL_NAME_PATTERN } from '../../contract/tool.js';
+import { CapabilitiesSchema } from '../../lib/capabilities.js';
+import { TOOL_NAME_PATTERN } from '../../contract/tool.js';
 
 const SnakeName = Type.String({ pattern: TOOL_NAME_PATTERN.source });
 

@@ -3,7 +3,7 @@
 // the start with a message naming it, like a bad config key.
 import { randomBytes } from 'node:crypto';
 import type { Config, McpServerConfig } from '../../config.js';
-import type { ToolLogger } from '../../contract/context.js';
+import type { ToolLogger } from '../../lib/logger.js';
 import type { AnyTool } from '../../contract/tool.js';
 import type { RuntimeManager } from '../../runtime/manager.js';
 import type { WorkspaceManager } from '../../sandbox/workspaces.js';

@@ -5,7 +5,8 @@ import type { Tool as McpToolDeclaration } from '@modelcontextprotocol/sdk/types
 import { Type, type TSchema } from 'typebox';
 import type { McpServerConfig } from '../../config.js';
 import { toolgateError } from '../../lib/errors.js';
-import { defineTool, type AnyTool, type Capabilities } from '../../contract/tool.js';
+import { defineTool, type AnyTool } from '../../contract/tool.js';
+import type { Capabilities } from '../../lib/capabilities.js';
 import type { McpSessionClients } from './session-clients.js';
 
 /** What the MCP behaviour hints say a tool may do (a tool without hints is treated as one that writes). */

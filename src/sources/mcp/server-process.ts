@@ -3,7 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig } from '../../config.js';
-import type { ToolLogger } from '../../contract/context.js';
+import type { ToolLogger } from '../../lib/logger.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { BASE_ENV } from '../../runtime/runner/runner.js';
 import { effectiveLimits } from '../../runtime/runner/limits.js';

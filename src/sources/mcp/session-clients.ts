@@ -6,7 +6,7 @@
 // out as it would without it.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerConfig } from '../../config.js';
-import type { ToolLogger } from '../../contract/context.js';
+import type { ToolLogger } from '../../lib/logger.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import { connectServer, connectUrlServer } from './server-process.js';
 

@@ -1,7 +1,7 @@
 // todo_read: the session's current todo list.
 import { Type } from 'typebox';
 import { defineTool } from '../../contract/tool.js';
-import { TodoSchema, TodoStore } from '../../store/todos.js';
+import { TodoSchema } from '../../store/todos.js';
 import { renderTodos } from '../../todos/render.js';
 
 export default defineTool({
@@ -13,7 +13,7 @@ export default defineTool({
   output: Type.Object({ todos: Type.Array(TodoSchema) }),
   examples: [{}],
   async execute(_input, ctx) {
-    return { todos: new TodoStore(ctx.services.db).list(ctx.session.id) };
+    return { todos: ctx.services.todos.list(ctx.session.id) };
   },
   render: (data) => renderTodos(data.todos),
 });

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool } from '../../contract/tool.js';
-import { TodoSchema, TodoStore, TODO_PRIORITIES, TODO_STATUSES } from '../../store/todos.js';
+import { TodoSchema, TODO_PRIORITIES, TODO_STATUSES } from '../../store/todos.js';
 import { renderTodos } from '../../todos/render.js';
 
 const MAX_TODOS = 500;
@@ -51,7 +51,7 @@ export default defineTool({
         suggestion: 'Give each item its own id, or leave id out for new items.',
       });
     }
-    return { todos: new TodoStore(ctx.services.db).replace(ctx.session.id, input.todos) };
+    return { todos: ctx.services.todos.replace(ctx.session.id, input.todos) };
   },
   render: (data) => renderTodos(data.todos),
 });

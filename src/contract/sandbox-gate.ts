@@ -1,8 +1,8 @@
 // Without a working sandbox the execution category is disabled: its tools stay listed (so a model and
 // an operator can see why) but say so in their description and tags, and refuse every call with 503.
-import { toolgateError } from '../../lib/errors.js';
-import type { AnyTool } from '../../contract/tool.js';
-import type { SandboxStatus } from './types.js';
+import { toolgateError } from '../lib/errors.js';
+import type { AnyTool } from './tool.js';
+import type { SandboxStatus } from '../runtime/runner/types.js';
 
 export const DISABLED_TAG = 'disabled';
 

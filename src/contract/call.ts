@@ -1,6 +1,6 @@
 // The shape of one tool call as it moves through the pipeline's middleware.
-import type { RegisteredTool } from '../contract/registry.js';
-import type { OutputChunk } from '../contract/context.js';
+import type { RegisteredTool } from './registry.js';
+import type { OutputChunk } from '../lib/output-chunk.js';
 import type { SessionRecord } from '../store/sessions.js';
 import type { ToolgateError } from '../lib/errors.js';
 

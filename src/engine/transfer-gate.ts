@@ -4,14 +4,23 @@
 // refused ones included, like a tool call.
 import type { FastifyRequest } from 'fastify';
 import { isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
-import { newCallId } from '../engine/pipeline.js';
-import { statusOf } from '../engine/record.js';
-import { summarizeInput } from '../engine/input-summary.js';
+import { newCallId } from '../lib/call-id.js';
+import { statusOf } from './record.js';
+import { summarizeInput } from '../lib/input-summary.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
-import type { Services } from '../services.js';
+import type { ToolRegistry } from '../contract/registry.js';
+import type { AuditStore } from '../store/audit.js';
+import type { SessionStore } from '../store/sessions.js';
 import type { SessionRecord } from '../store/sessions.js';
 
 export const TRANSFER_CATEGORY = 'transfer';
+
+/** The services a transfer is checked and audited with. */
+export interface TransferServices {
+  readonly registry: ToolRegistry;
+  readonly audit: AuditStore;
+  readonly sessions: SessionStore;
+}
 
 export interface TransferSpec {
   /** The audit log's name for it, e.g. file_upload. */
@@ -28,7 +37,7 @@ export interface Transfer {
 }
 
 function permissionError(
-  services: Services,
+  services: TransferServices,
   session: SessionRecord,
   like: TransferSpec['like'],
 ): ToolgateError | undefined {
@@ -58,7 +67,7 @@ export type TransferOrigin = FastifyRequest | { caller: 'session'; entryPoint: '
 
 /** Checks the session may do it (throws PERMISSION_DENIED, audited) and starts its audit row. */
 export function beginTransfer(
-  services: Services,
+  services: TransferServices,
   origin: TransferOrigin,
   session: SessionRecord,
   spec: TransferSpec,

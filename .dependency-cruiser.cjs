@@ -1,0 +1,89 @@
+/* global module */
+// The layer check (`npm run lint:layers`): src/ is layered bottom to top, and a module may import only from
+// its own layer or a lower one. Type-only imports count too: a type imported from above is still an
+// upward dependency. No import circle at module level, with no exceptions.
+//
+//   1 lib           src/lib/                      leaf library; imports nothing of ours
+//   2 config        src/config.ts
+//   3 subsystems    src/{store,runtime,sandbox,jobs,snapshots,transfer,code,edit,project,todos,ops,search}/
+//   4 contract      src/contract/                 defineTool, context, registry, validation, plugins
+//   5 tools         src/{tools,sources}/, src/policies/ (but not the policies' routes.ts)
+//   6 engine        src/engine/                   the call pipeline, batch scheduling, events
+//   7 edges         src/{protocols,http,routes,console}/, src/policies/*/routes.ts
+//   8 top           src/app.ts, src/services.ts, src/server.ts, src/migrations.ts (every store's and policy's tables)
+//
+// The code that runs inside the sandbox (src/runtime/inside/, bundled on its own) is stricter still: it and
+// the runtime modules it shares with the service (the protocol, op types, frame writer, prlimit) import
+// only src/lib/ and each other.
+
+/** Each layer as a path pattern (relative to the repository root); index 0 is the bottom. */
+const LAYERS = [
+  { name: 'lib', path: '^src/lib/' },
+  { name: 'config', path: '^src/config\\.ts$' },
+  {
+    name: 'subsystems',
+    path: '^src/(store|runtime|sandbox|jobs|snapshots|transfer|code|edit|project|todos|ops|search)/',
+  },
+  { name: 'contract', path: '^src/contract/' },
+  { name: 'tools', path: '^src/(tools|sources|policies)/', pathNot: '^src/policies/[^/]+/routes\\.ts$' },
+  { name: 'engine', path: '^src/engine/' },
+  { name: 'edges', path: ['^src/(protocols|http|routes|console)/', '^src/policies/[^/]+/routes\\.ts$'] },
+  { name: 'top', path: '^src/(app|services|server|migrations)\\.ts$' },
+];
+
+/** The sandboxed code and the runtime modules it shares with the service. */
+const SANDBOXED = [
+  '^src/runtime/inside/',
+  '^src/runtime/ops/',
+  '^src/runtime/(protocol|frame-writer)\\.ts$',
+  '^src/runtime/runner/(prlimit|types)\\.ts$',
+];
+
+/** One rule per layer (but the top): it may not import any layer above it. */
+const upwardRules = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `layer-${layer.name}`,
+  comment: `${layer.name} (layer ${i + 1}) imports only from itself and the layers below it`,
+  severity: 'error',
+  from: { path: layer.path, ...(layer.pathNot ? { pathNot: layer.pathNot } : {}) },
+  to: { path: LAYERS.slice(i + 1).flatMap((above) => above.path) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...upwardRules,
+    {
+      name: 'no-circular',
+      comment: 'no import circle at module level, no exceptions',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'sandboxed-code',
+      comment:
+        'src/runtime/inside runs inside the sandbox: it imports only src/lib and the modules it shares',
+      severity: 'error',
+      from: { path: SANDBOXED },
+      to: { path: '^src/', pathNot: ['^src/lib/', ...SANDBOXED] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'every import resolves (a typo in a path would hide an edge from the rules above)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js', '.json'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
+    exclude: { path: '^src/.*\\.d\\.ts$' },
+  },
+};
