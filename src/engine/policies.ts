@@ -1,50 +1,37 @@
-// Assembles the policy middleware of the pipeline — idempotency, rate limits, approvals, in that order —
-// with the stores they keep state in. A replay costs no rate budget; a parked call has passed the limit.
+// Creates the state the stateful policies keep (idempotency outcomes, rate-limit counters, parked calls)
+// and declares its lifecycle. Which step uses which state, and in what order, is in steps.ts.
 import type { Config } from '../config.js';
-import { ApprovalStore } from '../policies/approvals/store.js';
 import type { Db } from '../store/db.js';
+import type { Lifecycle } from './lifecycle.js';
+import { ApprovalStore } from '../policies/approvals/store.js';
 import { IdempotencyStore } from '../policies/idempotency/store.js';
-import { approval } from '../policies/approvals/step.js';
-import { idempotency } from '../policies/idempotency/step.js';
-import { rateLimit } from '../policies/rate-limit/step.js';
-import type { PipelineStep } from './types.js';
-import { RedisRateLimitStore } from '../policies/rate-limit/redis-store.js';
-import { MemoryRateLimitStore, type RateLimitStore } from '../policies/rate-limit/store.js';
+import { idempotencyLifecycle } from '../policies/idempotency/lifecycle.js';
+import { createRateLimitStore, rateLimitLifecycle } from '../policies/rate-limit/lifecycle.js';
+import type { RateLimitStore } from '../policies/rate-limit/store.js';
 
-export interface Policies {
-  middleware: PipelineStep[];
-  rateLimitStore: RateLimitStore;
-  approvals: ApprovalStore;
-  idempotency: IdempotencyStore;
+export interface PolicyStates {
+  /** Counters for rate limits (memory, or Redis when REDIS_URL is set). */
+  readonly rateLimitStore: RateLimitStore;
+  /** Parked calls; swept by the approval service, which decides them (policies/approvals/service.ts). */
+  readonly approvals: ApprovalStore;
+  readonly idempotency: IdempotencyStore;
+  /** What these states sweep and close, in the order services.ts places them (see its parts list). */
+  readonly lifecycles: {
+    readonly rateLimit: Lifecycle;
+    readonly idempotency: Lifecycle;
+  };
 }
 
-export async function createPolicies(config: Config, db: Db): Promise<Policies> {
-  let rateLimitStore: RateLimitStore;
-  if (config.redisUrl) {
-    const redis = new RedisRateLimitStore(config.redisUrl);
-    try {
-      await redis.ready();
-    } catch (err) {
-      await redis.close();
-      throw new Error(`REDIS_URL: cannot connect to Redis (${(err as Error).message})`);
-    }
-    rateLimitStore = redis;
-  } else {
-    rateLimitStore = new MemoryRateLimitStore();
-  }
-  const approvals = new ApprovalStore(db);
-  const idempotencyStore = new IdempotencyStore(db);
+export async function createPolicies(config: Config, db: Db): Promise<PolicyStates> {
+  const rateLimitStore = await createRateLimitStore(config.redisUrl);
+  const idempotency = new IdempotencyStore(db);
   return {
-    middleware: [
-      {
-        name: 'idempotency',
-        middleware: idempotency(idempotencyStore, config.policy.idempotencyTtlSeconds * 1000),
-      },
-      { name: 'rate-limit', middleware: rateLimit(config.rateLimits, rateLimitStore) },
-      { name: 'approval', middleware: approval(approvals, config.policy.approvalTtlSeconds * 1000) },
-    ],
     rateLimitStore,
-    approvals,
-    idempotency: idempotencyStore,
+    approvals: new ApprovalStore(db),
+    idempotency,
+    lifecycles: {
+      rateLimit: rateLimitLifecycle(rateLimitStore),
+      idempotency: idempotencyLifecycle(idempotency),
+    },
   };
 }

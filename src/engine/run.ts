@@ -1,13 +1,13 @@
 // The innermost step: builds the tool's context (workspace, signal, output sink) and executes it.
 import type { ToolContext, ToolLogger, ToolServices } from '../contract/context.js';
 import type { EventHub } from './events.js';
-import type { CallState, RunResult } from './types.js';
+import type { ResolvedCall, RunResult } from './types.js';
 
 export const runTool =
   (services: ToolServices, events: EventHub, logger: ToolLogger) =>
-  async (call: CallState): Promise<RunResult> => {
+  async (call: ResolvedCall): Promise<RunResult> => {
     const { request } = call;
-    const tool = call.entry!.tool;
+    const tool = call.entry.tool;
     const signal = call.signal ?? new AbortController().signal;
     const ctx: ToolContext = {
       callId: call.callId,

@@ -45,6 +45,14 @@ export class ApprovalService {
     return record;
   }
 
+  /** The record just decided; gone only if its session was deleted meanwhile (rows go with it). */
+  private decided(callId: string): ApprovalRecord {
+    const record = this.store.get(callId);
+    if (!record)
+      throw toolgateError('CALL_NOT_FOUND', `Call ${callId.slice(0, 80)} is gone with its session`);
+    return record;
+  }
+
   /** Approves and starts the call; resolves when it has run and its result is stored. */
   async approve(callId: string, reason: string | null): Promise<ApprovalRecord> {
     const record = this.pendingOrThrow(callId);
@@ -72,7 +80,7 @@ export class ApprovalService {
     }
     this.store.setResult(callId, result);
     this.notify(callId);
-    return this.store.get(callId)!;
+    return this.decided(callId);
   }
 
   deny(callId: string, reason: string | null): ApprovalRecord {
@@ -87,7 +95,7 @@ export class ApprovalService {
       this.pendingOrThrow(callId);
     }
     this.notify(callId);
-    return this.store.get(callId)!;
+    return this.decided(callId);
   }
 
   expireDue(now = Date.now()): number {
@@ -122,8 +130,9 @@ export class ApprovalService {
           resolve();
         };
         const timer = setTimeout(wake, Math.min(1000, Math.max(0, deadline - Date.now())));
-        if (!this.waiters.has(callId)) this.waiters.set(callId, new Set());
-        this.waiters.get(callId)!.add(wake);
+        const waiting = this.waiters.get(callId) ?? new Set<() => void>();
+        this.waiters.set(callId, waiting);
+        waiting.add(wake);
       });
       if (this.waiters.get(callId)?.size === 0) this.waiters.delete(callId);
     }
