@@ -12,14 +12,17 @@ import { loadToolFolders } from './sources/folder/load.js';
 import { discoverMcpTools } from './sources/mcp/discover.js';
 import { McpSessionClients } from './sources/mcp/session-clients.js';
 import { ApprovalService } from './policies/approvals/service.js';
-import { approvalsLifecycle } from './policies/approvals/lifecycle.js';
-import { createPolicies } from './engine/policies.js';
+import { approvalsPolicy } from './policies/approvals/index.js';
+import { duplicatesPolicy } from './policies/duplicates/index.js';
+import { rateLimitPolicy } from './policies/rate-limit/index.js';
+import { toolSwitchesPolicy } from './policies/tool-switches/index.js';
+import { PolicyStates } from './engine/policy.js';
+import { PIPELINE_STEPS, policiesOf } from './engine/steps.js';
 import { closeAll, forgetSession, sweepAll, type Lifecycle } from './engine/lifecycle.js';
 import type { RateLimitStore } from './policies/rate-limit/store.js';
 import { ToolRegistry } from './contract/registry.js';
-import { ToolSwitches } from './policies/tool-switches/service.js';
-import { ToolSwitchStore } from './policies/tool-switches/store.js';
-import { TurnMemory } from './policies/duplicates/turn-memory.js';
+import type { ToolSwitches } from './policies/tool-switches/service.js';
+import type { TurnMemory } from './policies/duplicates/turn-memory.js';
 import type { AnyTool } from './contract/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
@@ -164,8 +167,6 @@ export async function createServices(
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
-  const switches = new ToolSwitches(new ToolSwitchStore(db));
-  const turns = new TurnMemory(config.policy.turnTtlSeconds * 1000);
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
@@ -201,15 +202,17 @@ export async function createServices(
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
-  const policies = await createPolicies(config, db);
+  // Every policy in the step list makes its state here (a rate limit on Redis may refuse to start).
+  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), { config, db, logger });
+  const switches = policies.stateOf(toolSwitchesPolicy);
+  const turns = policies.stateOf(duplicatesPolicy);
+  const rateLimitStore = policies.stateOf(rateLimitPolicy);
   const pipeline = new Pipeline({
     policies,
     registry,
     services: base,
     audit,
     events,
-    switches,
-    turns,
     logger,
     shutdownSignal: shutdown.signal,
     tracing,
@@ -224,7 +227,7 @@ export async function createServices(
     },
   });
 
-  const approvals = new ApprovalService(policies.approvals, sessions, pipeline, logger);
+  const approvals = new ApprovalService(policies.stateOf(approvalsPolicy), sessions, pipeline, logger);
 
   const retentionMs = config.audit.retentionDays * 86_400_000;
   // What each part forgets for a deleted session, sweeps and closes, in the order all three run. The
@@ -234,8 +237,9 @@ export async function createServices(
   //   inside and stops, and only then is the (now empty, with no process of the session left to swap
   //   anything in it) workspace directory removed;
   // - tools shut down once no runtime runs; the code index and event channels after them;
-  // - the SQLite-backed stores (audit, approvals, idempotency) before the database closes; the sweep runs
-  //   audit retention, then expires approvals, then idempotency keys, then blobs;
+  // - the SQLite-backed stores (audit, the policies') and the rate-limit counters close before the
+  //   database; the sweep runs audit retention, then the policies' sweeps (idempotency keys, approvals:
+  //   separate tables, in either order), then blobs;
   // - tracing last, so the spans of calls that ended while closing are sent too.
   // Session rows themselves are deleted first, by deleteSession, before any part forgets the session.
   const parts: Lifecycle[] = [
@@ -266,9 +270,8 @@ export async function createServices(
       sweep: (now) => (retentionMs > 0 ? audit.deleteOlderThan(now - retentionMs) : 0),
       close: () => audit.close(),
     },
-    policies.lifecycles.rateLimit,
-    approvalsLifecycle(approvals),
-    policies.lifecycles.idempotency,
+    // The policies' own, in step order: idempotency (sweep), rate-limit (close), approvals (sweep).
+    ...policies.lifecycles(),
     { name: 'blobs', sweep: (now) => blobs.sweep(now) },
     { name: 'database', close: () => db.close() },
     // Bounded, and never throws.
@@ -306,7 +309,7 @@ export async function createServices(
     pipeline,
     events,
     approvals,
-    rateLimitStore: policies.rateLimitStore,
+    rateLimitStore,
     metrics,
     tracing,
     shutdown,

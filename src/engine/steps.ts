@@ -1,7 +1,8 @@
 // Every step of the pipeline, in the order a call meets them: the one place that order is written, as
 // data (the way Fastify's lib/hooks.js lists its lifecycle). Each entry names its step (the span
 // `step <name>`) and builds its middleware from the pipeline's dependencies. After the last step the tool
-// runs (run.ts). Adding a policy step is one line here.
+// runs (run.ts). Adding a policy is its folder (an index.ts exporting a definePolicy value) and one
+// `policyStep(...)` line here.
 //
 // Stages: `outer` steps see the call before the tool is known (the audit record wraps everything, so
 // even an unknown tool is audited); `resolve` finds the tool and hands the rest a ResolvedCall; `check`
@@ -11,16 +12,14 @@ import type { Config } from '../config.js';
 import type { ToolLogger, ToolServices } from '../contract/context.js';
 import type { ToolRegistry } from '../contract/registry.js';
 import type { AuditStore } from '../store/audit.js';
-import { approval } from '../policies/approvals/step.js';
-import { duplicate } from '../policies/duplicates/step.js';
-import type { TurnMemory } from '../policies/duplicates/turn-memory.js';
-import { idempotency } from '../policies/idempotency/step.js';
-import { authorize } from '../policies/permissions/step.js';
-import { rateLimit } from '../policies/rate-limit/step.js';
-import type { ToolSwitches } from '../policies/tool-switches/service.js';
-import { enabled } from '../policies/tool-switches/step.js';
+import { approvalsPolicy } from '../policies/approvals/index.js';
+import { duplicatesPolicy } from '../policies/duplicates/index.js';
+import { idempotencyPolicy } from '../policies/idempotency/index.js';
+import { permissionsPolicy } from '../policies/permissions/index.js';
+import { rateLimitPolicy } from '../policies/rate-limit/index.js';
+import { toolSwitchesPolicy } from '../policies/tool-switches/index.js';
 import type { EventHub } from './events.js';
-import type { PolicyStates } from './policies.js';
+import type { Policy, PolicyStates } from './policy.js';
 import { record } from './record.js';
 import { resolveTool } from './resolve-tool.js';
 import { retry } from './retry.js';
@@ -34,11 +33,7 @@ export interface StepDeps {
   services: ToolServices;
   audit: AuditStore;
   events: EventHub;
-  /** The operator's enable/disable switches, checked right after the tool is resolved. */
-  switches: ToolSwitches;
-  /** What each turn already called (duplicate detection). */
-  turns: TurnMemory;
-  /** The state of the stateful policies (idempotency, rate limits, approvals). */
+  /** The state each listed policy made at startup. */
   policies: PolicyStates;
   logger: ToolLogger;
   shutdownSignal: AbortSignal;
@@ -47,7 +42,21 @@ export interface StepDeps {
 export type StepSpec =
   | { readonly name: string; readonly stage: 'outer'; create(deps: StepDeps): Middleware<CallState> }
   | { readonly name: string; readonly stage: 'resolve'; create(deps: StepDeps): Resolver }
-  | { readonly name: string; readonly stage: 'check' | 'policy' | 'run'; create(deps: StepDeps): Middleware };
+  | {
+      readonly name: string;
+      readonly stage: 'check' | 'policy' | 'run';
+      create(deps: StepDeps): Middleware;
+      /** Set for a policy's step: its state is made at startup (see policiesOf). */
+      readonly policy?: Policy<unknown>;
+    };
+
+/** A policy's step: built from the state the policy made. */
+const policyStep = <S>(policy: Policy<S>): StepSpec => ({
+  name: policy.step,
+  stage: policy.stage,
+  policy,
+  create: (deps) => deps.policies.middleware(policy),
+});
 
 const config = (deps: StepDeps): Config => deps.services.config;
 
@@ -57,30 +66,18 @@ export const PIPELINE_STEPS: readonly StepSpec[] = [
   // Unknown tool: 404 with the closest names.
   { name: 'resolve', stage: 'resolve', create: (d) => resolveTool(d.registry) },
   // The operator's switch (403 TOOL_DISABLED).
-  { name: 'enabled', stage: 'check', create: (d) => enabled(d.switches) },
+  policyStep(toolSwitchesPolicy),
   // Input schema, defaults applied.
   { name: 'validate', stage: 'check', create: () => validate() },
   // The session's profile, categories and excluded tools (403).
-  { name: 'authorize', stage: 'check', create: () => authorize() },
+  policyStep(permissionsPolicy),
   // Repeats within a turn, before any policy spends budget on them.
-  { name: 'duplicate', stage: 'policy', create: (d) => duplicate(d.turns) },
+  policyStep(duplicatesPolicy),
   // A replay costs no rate budget: before the rate limit.
-  {
-    name: 'idempotency',
-    stage: 'policy',
-    create: (d) => idempotency(d.policies.idempotency, config(d).policy.idempotencyTtlSeconds * 1000),
-  },
-  {
-    name: 'rate-limit',
-    stage: 'policy',
-    create: (d) => rateLimit(config(d).rateLimits, d.policies.rateLimitStore),
-  },
+  policyStep(idempotencyPolicy),
+  policyStep(rateLimitPolicy),
   // A parked call has passed the rate limit.
-  {
-    name: 'approval',
-    stage: 'policy',
-    create: (d) => approval(d.policies.approvals, config(d).policy.approvalTtlSeconds * 1000),
-  },
+  policyStep(approvalsPolicy),
   // Bounds the run (and the retries inside it); aborts on client disconnect or shutdown.
   {
     name: 'timeout',
@@ -101,3 +98,7 @@ export const PIPELINE_STEPS: readonly StepSpec[] = [
     },
   },
 ];
+
+/** The policies whose steps are in the list, in list order: the app makes their states at startup. */
+export const policiesOf = (steps: readonly StepSpec[]): Policy<unknown>[] =>
+  steps.flatMap((step) => ('policy' in step && step.policy ? [step.policy] : []));

@@ -6,6 +6,7 @@ import { failureEnvelope, successEnvelopeJson } from '../../engine/envelope.js';
 import type { Pipeline } from '../../engine/pipeline.js';
 import type { CallOutcome, CallerKind, EntryPoint } from '../../engine/types.js';
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';
+import { expireApprovals } from './expire.js';
 import type { SessionStore } from '../../store/sessions.js';
 
 const failure = (callId: string, status: number, error: ErrorBody): ApprovalResult => ({
@@ -99,13 +100,7 @@ export class ApprovalService {
   }
 
   expireDue(now = Date.now()): number {
-    const error = toolgateError('APPROVAL_EXPIRED', 'No operator decided on this call before it expired');
-    const count = this.store.expireDue(
-      { status: error.statusCode, body: { success: false, error: error.toBody() } },
-      now,
-    );
-    if (count) this.logger.info({ count }, 'approvals expired');
-    return count;
+    return expireApprovals(this.store, this.logger, now);
   }
 
   /** The call's record once it has a result, or as it is when `waitMs` runs out. */
