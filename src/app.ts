@@ -19,6 +19,7 @@ import eventRoutes from './routes/events.js';
 import fileRoutes from './routes/files.js';
 import batchCallRoutes from './routes/batch-calls.js';
 import categoryRoutes from './routes/categories.js';
+import toolSwitchRoutes from './policies/tool-switches/routes.js';
 import healthRoutes from './routes/health.js';
 import mcpRoutes from './routes/mcp.js';
 import metricsRoutes from './routes/metrics.js';
@@ -101,6 +102,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(sessionRoutes);
   await app.register(toolRoutes);
   await app.register(categoryRoutes);
+  await app.register(toolSwitchRoutes);
   await app.register(toolCallRoutes);
   await app.register(validateCallRoutes);
   await app.register(batchCallRoutes);

@@ -1,5 +1,6 @@
 // Builds the long-lived parts of one app — database, stores, workspaces, tool registry, pipeline,
-// event hub, sweeper — and releases them in close(). Nothing here runs at import.
+// event hub, sweeper — and declares each one's lifecycle in one ordered list (`parts`), which session
+// deletion, the sweep and close() iterate. Nothing here runs at import.
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { Config } from './config.js';
@@ -13,12 +14,17 @@ import { loadToolFolders } from './sources/folder/load.js';
 import { discoverMcpTools } from './sources/mcp/discover.js';
 import { McpSessionClients } from './sources/mcp/session-clients.js';
 import { ApprovalService } from './policies/approvals/service.js';
-import { createPolicies } from './engine/policies.js';
+import { approvalsPolicy } from './policies/approvals/index.js';
+import { duplicatesPolicy } from './policies/duplicates/index.js';
+import { rateLimitPolicy } from './policies/rate-limit/index.js';
+import { toolSwitchesPolicy } from './policies/tool-switches/index.js';
+import { PolicyStates } from './contract/policy.js';
+import { PIPELINE_STEPS, policiesOf } from './engine/steps.js';
+import { closeAll, forgetSession, sweepAll, type Lifecycle } from './lib/lifecycle.js';
 import type { RateLimitStore } from './policies/rate-limit/store.js';
 import { ToolRegistry } from './contract/registry.js';
-import { ToolSwitches } from './policies/tool-switches/service.js';
-import { ToolSwitchStore } from './policies/tool-switches/store.js';
-import { TurnMemory } from './policies/duplicates/turn-memory.js';
+import type { ToolSwitches } from './policies/tool-switches/service.js';
+import type { TurnMemory } from './policies/duplicates/turn-memory.js';
 import type { AnyTool } from './contract/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
@@ -72,6 +78,8 @@ export interface Services extends ToolServices {
   readonly tracing: Tracing | undefined;
   /** Aborted when the app closes: running tool calls stop. */
   readonly shutdown: AbortController;
+  /** Every part's lifecycle, in the order deletion, sweeping and close run them (see createServices). */
+  readonly parts: readonly Lifecycle[];
   /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
   sweep(now?: number): Promise<{ sessions: number; auditRows: number }>;
   deleteSession(id: string): Promise<boolean>;
@@ -164,8 +172,6 @@ export async function createServices(
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
-  const switches = new ToolSwitches(new ToolSwitchStore(db));
-  const turns = new TurnMemory(config.policy.turnTtlSeconds * 1000);
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
@@ -201,15 +207,17 @@ export async function createServices(
 
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
-  const policies = await createPolicies(config, db);
+  // Every policy in the step list makes its state here (a rate limit on Redis may refuse to start).
+  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), { config, db, logger });
+  const switches = policies.stateOf(toolSwitchesPolicy);
+  const turns = policies.stateOf(duplicatesPolicy);
+  const rateLimitStore = policies.stateOf(rateLimitPolicy);
   const pipeline = new Pipeline({
-    policies: policies.middleware,
+    policies,
     registry,
     services: base,
     audit,
     events,
-    switches,
-    turns,
     logger,
     shutdownSignal: shutdown.signal,
     tracing,
@@ -225,36 +233,72 @@ export async function createServices(
   });
 
   const approvals = new ApprovalService(
-    policies.approvals,
+    policies.stateOf(approvalsPolicy),
     sessions,
     (request) => pipeline.execute(request).then(outcomeEnvelope),
     logger,
   );
 
+  const retentionMs = config.audit.retentionDays * 86_400_000;
+  // What each part forgets for a deleted session, sweeps and closes, in the order all three run. The
+  // order is the shutdown order and it matters:
+  // - what runs commands for a session (jobs, MCP clients) stops before the runtime that confines them;
+  // - history and snapshots of a session go before its runtime; the runtime empties the workspace from
+  //   inside and stops, and only then is the (now empty, with no process of the session left to swap
+  //   anything in it) workspace directory removed;
+  // - tools shut down once no runtime runs; the code index and event channels after them;
+  // - the SQLite-backed stores (audit, the policies') and the rate-limit counters close before the
+  //   database; the sweep runs audit retention, then the policies' sweeps (idempotency keys, approvals:
+  //   separate tables, in either order), then blobs;
+  // - tracing last, so the spans of calls that ended while closing are sent too.
+  // Session rows themselves are deleted first, by deleteSession, before any part forgets the session.
+  const parts: Lifecycle[] = [
+    { name: 'jobs', forgetSession: (id) => jobs.killSession(id), close: () => jobs.close() },
+    {
+      name: 'mcp-clients',
+      forgetSession: (id) => mcpClients.closeSession(id),
+      close: () => mcpClients.close(),
+    },
+    { name: 'history', forgetSession: (id) => history.removeSession(id) },
+    { name: 'snapshots', forgetSession: (id) => snapshots.removeSession(id) },
+    { name: 'runtimes', forgetSession: (id) => runtimes.remove(id), close: () => runtimes.close() },
+    { name: 'workspaces', forgetSession: (id) => workspaces.remove(id) },
+    {
+      name: 'tools',
+      close: async () => {
+        for (const { tool } of registry.list()) await tool.shutdown?.();
+      },
+    },
+    {
+      name: 'code-index',
+      forgetSession: (id) => base.codeIndex.forget(id),
+      close: () => base.codeIndex.close(),
+    },
+    { name: 'events', forgetSession: (id) => events.forget(id) },
+    {
+      name: 'audit',
+      sweep: (now) => (retentionMs > 0 ? audit.deleteOlderThan(now - retentionMs) : 0),
+      close: () => audit.close(),
+    },
+    // The policies' own, in step order: idempotency (sweep), rate-limit (close), approvals (sweep).
+    ...policies.lifecycles(),
+    { name: 'blobs', sweep: (now) => blobs.sweep(now) },
+    { name: 'database', close: () => db.close() },
+    // Bounded, and never throws.
+    { name: 'tracing', close: () => tracing?.shutdown() },
+  ];
+
   const deleteSession = async (id: string): Promise<boolean> => {
     const existed = sessions.delete(id);
-    await jobs.killSession(id);
-    await mcpClients.closeSession(id);
-    await history.removeSession(id);
-    await snapshots.removeSession(id);
-    // Emptied from inside the runtime, then the runtime is stopped: only then is the (now empty, and
-    // with no process of the session left to swap anything in it) directory removed.
-    await runtimes.remove(id);
-    await workspaces.remove(id);
-    base.codeIndex.forget(id);
-    events.forget(id);
+    await forgetSession(parts, id);
     return existed;
   };
 
   const sweep = async (now = Date.now()) => {
     const expired = sessions.expiredIds(now);
     for (const id of expired) await deleteSession(id);
-    const retentionMs = config.audit.retentionDays * 86_400_000;
-    const auditRows = retentionMs > 0 ? audit.deleteOlderThan(now - retentionMs) : 0;
-    approvals.expireDue(now);
-    policies.idempotency.deleteExpired(now);
-    await blobs.sweep(now);
-    return { sessions: expired.length, auditRows };
+    const swept = await sweepAll(parts, now);
+    return { sessions: expired.length, auditRows: swept.get('audit') ?? 0 };
   };
 
   const sweeper = setInterval(() => {
@@ -276,25 +320,17 @@ export async function createServices(
     pipeline,
     events,
     approvals,
-    rateLimitStore: policies.rateLimitStore,
+    rateLimitStore,
     metrics,
     tracing,
     shutdown,
     sweep,
     deleteSession,
+    parts,
     async close() {
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));
-      await jobs.close();
-      await mcpClients.close();
-      await runtimes.close();
-      for (const { tool } of registry.list()) await tool.shutdown?.();
-      await base.codeIndex.close();
-      audit.close();
-      await policies.rateLimitStore.close();
-      db.close();
-      // Last, so the spans of calls that ended while closing are sent too; bounded, and never throws.
-      await tracing?.shutdown();
+      await closeAll(parts);
     },
   };
 }

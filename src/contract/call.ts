@@ -45,6 +45,11 @@ export interface CallState {
   duplicate?: boolean;
 }
 
+/** The state every step after `resolve` sees: the called tool is known. Made only by the resolve step. */
+export interface ResolvedCall extends CallState {
+  readonly entry: RegisteredTool;
+}
+
 export interface CallMetadata {
   executionTimeMs: number;
   tool: string;
@@ -88,8 +93,15 @@ export type Next = () => Promise<RunResult>;
 /**
  * A step of the pipeline. Steps with nothing to await are plain functions returning `next()` (no promise
  * of their own on the hot path); a synchronous throw reaches the record step like a rejection does.
+ * Steps after `resolve` (the default) see a ResolvedCall; the steps before it see a CallState.
  */
-export type Middleware = (call: CallState, next: Next) => Promise<RunResult>;
+export type Middleware<C extends CallState = ResolvedCall> = (call: C, next: Next) => Promise<RunResult>;
+
+/** The resolve step: finds the tool and hands the rest of the chain the call as a ResolvedCall. */
+export type Resolver = (
+  call: CallState,
+  next: (call: ResolvedCall) => Promise<RunResult>,
+) => Promise<RunResult>;
 
 /** A middleware with the name it is known by in traces (`step <name>`). */
 export interface PipelineStep {

@@ -53,7 +53,7 @@ export class EventHub {
       (channel.buffer.length > this.bufferSize || channel.bufferBytes > this.bufferMaxBytes)
     ) {
       channel.buffer.shift();
-      channel.bufferBytes -= channel.sizes.shift()!;
+      channel.bufferBytes -= channel.sizes.shift() ?? 0;
     }
     for (const listener of channel.listeners) listener(event);
   }

@@ -1,40 +1,15 @@
 // The one execution path for every tool call, whichever entry point it came from (REST, batch, MCP).
-// Policy lives in the middleware list below and nowhere else.
+// The steps and their order are in steps.ts; this file composes them once and runs calls through them.
 import { newCallId } from '../lib/call-id.js';
-import type { Config } from '../config.js';
-import type { ToolServices } from '../contract/context.js';
-import type { ToolLogger } from '../lib/logger.js';
-import type { EventHub } from './events.js';
-import type { RegisteredTool, ToolRegistry } from '../contract/registry.js';
-import type { AuditStore } from '../store/audit.js';
-import { authorize } from '../policies/permissions/step.js';
-import { duplicate } from '../policies/duplicates/step.js';
-import { enabled } from '../policies/tool-switches/step.js';
-import type { TurnMemory } from '../policies/duplicates/turn-memory.js';
-import type { ToolSwitches } from '../policies/tool-switches/service.js';
-import { asToolgateError, elapsed, record, statusOf } from './record.js';
-import { resolveTool } from './resolve-tool.js';
-import { retry } from './retry.js';
+import type { RegisteredTool } from '../contract/registry.js';
+import { asToolgateError, elapsed, statusOf } from './record.js';
 import { runTool } from './run.js';
-import { timeout } from './timeout.js';
+import { PIPELINE_STEPS, type StepDeps, type StepSpec } from './steps.js';
 import { tracedCall, tracedStep } from './trace.js';
 import { inSpan, type Tracing } from '../ops/trace.js';
-import type { CallOutcome, CallRequest, CallState, PipelineStep, RunResult } from '../contract/call.js';
-import { validate } from './validate.js';
+import type { CallOutcome, CallRequest, CallState, ResolvedCall, RunResult } from '../contract/call.js';
 
-export interface PipelineDeps {
-  registry: ToolRegistry;
-  services: ToolServices;
-  audit: AuditStore;
-  events: EventHub;
-  /** The operator's enable/disable switches, checked right after the tool is resolved. */
-  switches: ToolSwitches;
-  /** What each turn already called (duplicate detection). */
-  turns: TurnMemory;
-  logger: ToolLogger;
-  shutdownSignal: AbortSignal;
-  /** Policy middleware inserted between authorization and the timeout (rate limits, approvals, …). */
-  policies?: PipelineStep[];
+export interface PipelineDeps extends StepDeps {
   /** Tracing when it is on: each call a span, each step a child span. Undefined costs nothing. */
   tracing?: Tracing;
   /** Called once after every call, success or not (metrics, session last-use); must not throw. */
@@ -52,53 +27,71 @@ export interface CallEndInfo {
   durationMs: number;
 }
 
-const retryPolicy = ({ policy }: Config) => ({
-  attempts: policy.retryAttempts,
-  baseDelayMs: policy.retryBaseDelayMs,
-  maxDelayMs: policy.retryMaxDelayMs,
-});
+type Chain<C> = (call: C) => Promise<RunResult>;
+
+/**
+ * Nests the steps, first outermost, around `last`. Steps before `resolve` see a CallState, the resolve
+ * step hands the ones after it a ResolvedCall; a list that puts them otherwise is refused here, at startup.
+ * With tracing on each step runs in its `step <name>` span (decided once: off, the chain is the plain steps).
+ */
+export function composeSteps(
+  specs: readonly StepSpec[],
+  deps: StepDeps,
+  tracing: Tracing | undefined,
+  last: Chain<ResolvedCall>,
+): Chain<CallState> {
+  let inner: Chain<ResolvedCall> = last;
+  let outer: Chain<CallState> | undefined;
+  for (const spec of [...specs].reverse()) {
+    const traced = <T>(fn: () => Promise<T>) =>
+      tracing ? inSpan(tracing, `step ${spec.name}`, undefined, fn) : fn();
+    if (spec.stage === 'outer') {
+      if (!outer)
+        throw new Error(`pipeline step "${spec.name}" sees an unresolved call: it must come before resolve`);
+      const middleware = tracing ? tracedStep(tracing, spec.name, spec.create(deps)) : spec.create(deps);
+      const next: Chain<CallState> = outer;
+      outer = (call) => middleware(call, () => next(call));
+    } else if (spec.stage === 'resolve') {
+      if (outer) throw new Error(`pipeline step "${spec.name}": only one resolve step`);
+      const resolver = spec.create(deps);
+      const next = inner;
+      outer = (call) => traced(() => resolver(call, next));
+    } else {
+      if (outer)
+        throw new Error(`pipeline step "${spec.name}" needs the resolved tool: it must come after resolve`);
+      const middleware = tracing ? tracedStep(tracing, spec.name, spec.create(deps)) : spec.create(deps);
+      const next = inner;
+      inner = (call) => middleware(call, () => next(call));
+    }
+  }
+  if (!outer) throw new Error('the pipeline has no resolve step');
+  return outer;
+}
+
+/** Every step of the chain has passed, so the tool was resolved: the state says so from here on. */
+function resolved(call: CallState): ResolvedCall {
+  const { entry } = call;
+  if (!entry) throw new Error(`call ${call.callId} passed the pipeline without a resolved tool`);
+  return Object.assign(call, { entry });
+}
 
 export class Pipeline {
-  private readonly chain: (call: CallState) => Promise<RunResult>;
-  private readonly checkChain: (call: CallState) => Promise<RunResult>;
+  private readonly chain: Chain<CallState>;
+  private readonly checkChain: Chain<CallState>;
   // Call ids need to be unique, not secret: a random prefix per pipeline and a counter.
   private readonly callIdPrefix = newCallId();
   private callSequence = 0;
 
   constructor(private readonly deps: PipelineDeps) {
-    // The checks a call must pass before any policy spends budget on it; also run alone by check().
-    const checks: PipelineStep[] = [
-      { name: 'resolve', middleware: resolveTool(deps.registry) },
-      { name: 'enabled', middleware: enabled(deps.switches) },
-      { name: 'validate', middleware: validate() },
-      { name: 'authorize', middleware: authorize() },
-    ];
-    const steps: PipelineStep[] = [
-      { name: 'record', middleware: record(deps.audit, deps.events, deps.logger) },
-      ...checks,
-      { name: 'duplicate', middleware: duplicate(deps.turns) },
-      ...(deps.policies ?? []),
-      {
-        name: 'timeout',
-        middleware: timeout(deps.services.config.limits.toolTimeoutMs, deps.shutdownSignal),
-      },
-      { name: 'retry', middleware: retry(retryPolicy(deps.services.config)) },
-    ];
     const { tracing } = deps;
     const innermost = runTool(deps.services, deps.events, deps.logger);
-    // Spans are decided here, once: with tracing off the chain is exactly the plain middleware.
-    const run = tracing
-      ? (call: CallState) => inSpan(tracing, 'step run', undefined, () => innermost(call))
+    const run: Chain<ResolvedCall> = tracing
+      ? (call) => inSpan(tracing, 'step run', undefined, () => innermost(call))
       : innermost;
-    const compose = (list: PipelineStep[], last: (call: CallState) => Promise<RunResult>) =>
-      list
-        .map(({ name, middleware }) => (tracing ? tracedStep(tracing, name, middleware) : middleware))
-        .reduceRight<(call: CallState) => Promise<RunResult>>(
-          (next, step) => (call) => step(call, () => next(call)),
-          last,
-        );
-    this.chain = compose(steps, run);
-    this.checkChain = compose(checks, async (call) => ({ data: call.input }));
+    this.chain = composeSteps(PIPELINE_STEPS, deps, tracing, run);
+    // The checks a call must pass before any policy spends budget on it, run alone by check().
+    const checks = PIPELINE_STEPS.filter(({ stage }) => stage === 'resolve' || stage === 'check');
+    this.checkChain = composeSteps(checks, deps, tracing, async (call) => ({ data: call.input }));
   }
 
   /**
@@ -108,7 +101,7 @@ export class Pipeline {
   async check(request: CallRequest): Promise<{ entry: RegisteredTool; input: unknown }> {
     const call: CallState = { request, callId: '', startedAt: performance.now(), headers: {} };
     const { data } = await this.checkChain(call);
-    return { entry: call.entry!, input: data };
+    return { entry: resolved(call).entry, input: data };
   }
 
   execute(request: CallRequest): Promise<CallOutcome> {
@@ -126,7 +119,7 @@ export class Pipeline {
     const { request } = call;
     try {
       const result = await this.chain(call);
-      const entry = call.entry!;
+      const { entry } = resolved(call);
       const dataJson = result.dataJson ?? JSON.stringify(result.data) ?? 'null';
       this.callEnded(call, undefined);
       return {

@@ -36,7 +36,7 @@ export const statusOf = (error: ToolgateError): AuditStatus =>
       : 'error';
 
 export const record =
-  (audit: AuditStore, events: EventHub, logger: ToolLogger): Middleware =>
+  (audit: AuditStore, events: EventHub, logger: ToolLogger): Middleware<CallState> =>
   async (call, next) => {
     const { request } = call;
     const sessionId = request.session.id;

@@ -1,7 +1,7 @@
 // Finds the called tool; an unknown name gets 404 with the closest known names as a suggestion.
 import { toolgateError } from '../lib/errors.js';
 import type { ToolRegistry } from '../contract/registry.js';
-import type { Middleware } from '../contract/call.js';
+import type { Resolver } from '../contract/call.js';
 import { editDistance } from '../lib/edit-distance.js';
 
 export function closestNames(name: string, candidates: string[], max = 3): string[] {
@@ -14,7 +14,7 @@ export function closestNames(name: string, candidates: string[], max = 3): strin
 }
 
 export const resolveTool =
-  (registry: ToolRegistry): Middleware =>
+  (registry: ToolRegistry): Resolver =>
   (call, next) => {
     const entry = registry.get(call.request.toolName);
     if (!entry) {
@@ -28,6 +28,6 @@ export const resolveTool =
           : 'GET /v1/tools lists the available tools.',
       });
     }
-    call.entry = entry;
-    return next();
+    // The same object, from here on typed with its tool: the outer steps (the audit record) see it too.
+    return next(Object.assign(call, { entry }));
   };

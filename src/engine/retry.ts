@@ -25,7 +25,7 @@ export const backoffMs = (policy: RetryPolicy, attempt: number): number =>
 export const retry =
   (policy: RetryPolicy): Middleware =>
   async (call, next) => {
-    if (call.entry!.tool.retryable !== true) return next();
+    if (call.entry.tool.retryable !== true) return next();
     for (let attempt = 1; ; attempt++) {
       call.attempts = attempt;
       try {

@@ -2,13 +2,13 @@
 import type { ToolContext, ToolServices } from '../contract/context.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { EventHub } from './events.js';
-import type { CallState, RunResult } from '../contract/call.js';
+import type { ResolvedCall, RunResult } from '../contract/call.js';
 
 export const runTool =
   (services: ToolServices, events: EventHub, logger: ToolLogger) =>
-  async (call: CallState): Promise<RunResult> => {
+  async (call: ResolvedCall): Promise<RunResult> => {
     const { request } = call;
-    const tool = call.entry!.tool;
+    const tool = call.entry.tool;
     const signal = call.signal ?? new AbortController().signal;
     const ctx: ToolContext = {
       callId: call.callId,

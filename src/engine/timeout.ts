@@ -15,7 +15,7 @@ export const timeout = (defaultTimeoutMs: number, shutdownSignal: AbortSignal): 
     { once: true },
   );
   return (call, next) => {
-    const tool = call.entry!.tool;
+    const tool = call.entry.tool;
     // A tool with its own limit (run_command's timeout_ms) gets a little headroom to report it itself.
     const own = tool.timeoutMs?.(call.input);
     const limitMs = own !== undefined ? own + 5_000 : defaultTimeoutMs;

@@ -8,7 +8,7 @@ import type { CallOutcome, CallState, Middleware, Next } from '../contract/call.
 
 /** A step in a span named `step <name>`; steps nest as the middleware do (each wraps the ones after it). */
 export const tracedStep =
-  (tracing: Tracing, name: string, middleware: Middleware): Middleware =>
+  <C extends CallState>(tracing: Tracing, name: string, middleware: Middleware<C>): Middleware<C> =>
   (call, next: Next) =>
     inSpan(tracing, `step ${name}`, undefined, () => middleware(call, next));
 

@@ -2,6 +2,6 @@
 import type { Middleware } from '../contract/call.js';
 
 export const validate = (): Middleware => (call, next) => {
-  call.input = call.entry!.validator.validate(call.request.input);
+  call.input = call.entry.validator.validate(call.request.input);
   return next();
 };

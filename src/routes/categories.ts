@@ -1,34 +1,17 @@
-// GET /v1/categories and PATCH /v1/categories/{name} (admin): the tool categories and the operator's
-// switch that disables a whole category for every session, at once and across restarts.
+// GET /v1/categories: the tool categories and the operator's switch of each. The operator's PATCH of a
+// category's switch is in src/policies/tool-switches/routes.ts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { toolgateError } from '../lib/errors.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
-import { recordSwitch } from '../policies/tool-switches/record-switch.js';
 import { commonErrors } from '../http/schemas.js';
-import { EnabledBody } from './tools.js';
-
-const CategoryView = Type.Object({
-  name: Type.String(),
-  enabled: Type.Boolean({ description: 'false when the operator disabled the category' }),
-  tools: Type.Array(Type.String()),
-  enabledTools: Type.Array(Type.String({ description: 'The tools that can be called now' })),
-});
+import { categoryView, CategoryView } from '../http/tool-views.js';
 
 export default async function categoryRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { registry, switches, audit } = app.services;
+  const { registry, switches } = app.services;
 
-  const view = (name: string) => {
-    const tools = registry.list().filter((entry) => entry.tool.category === name);
-    return {
-      name,
-      enabled: !switches.isDisabled('category', name),
-      tools: tools.map((entry) => entry.tool.name),
-      enabledTools: tools.filter((entry) => switches.isEnabled(entry.tool)).map((entry) => entry.tool.name),
-    };
-  };
+  const view = categoryView(registry, switches);
 
   app.get(
     '/v1/categories',
@@ -61,41 +44,6 @@ export default async function categoryRoutes(fastify: FastifyInstance): Promise<
           }))
           .filter((category) => category.tools.length > 0),
       };
-    },
-  );
-
-  app.patch(
-    '/v1/categories/:name',
-    {
-      config: { access: 'admin' },
-      schema: {
-        operationId: 'setCategoryEnabled',
-        tags: ['tools'],
-        summary: 'Enable or disable a whole category for every session',
-        description:
-          'Admin only. Takes effect for new calls at once, persists across restarts, is audited, and shows in the tool listings and MCP tools/list.',
-        params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
-        body: EnabledBody,
-        response: { 200: CategoryView, ...commonErrors },
-      },
-    },
-    async (request) => {
-      const { name } = request.params;
-      if (!registry.categories().includes(name)) {
-        throw toolgateError('NOT_FOUND', `Unknown category "${name}"`, {
-          suggestion: 'GET /v1/categories lists the categories.',
-        });
-      }
-      const { enabled } = request.body;
-      switches.set('category', name, enabled);
-      recordSwitch(audit, {
-        kind: 'category',
-        name,
-        category: name,
-        enabled,
-        bytesIn: Number(request.headers['content-length'] ?? 0),
-      });
-      return view(name);
     },
   );
 }

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { RateLimitsSchema } from '../config.js';
 import { isToolgateError, toolgateError } from '../lib/errors.js';
-import { sessionPolicy } from '../policies/session-policy.js';
+import { sessionPolicy } from '../policies/permissions/session-policy.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
 import type { ToolRegistry } from '../contract/registry.js';
 import { sessionForRequest } from '../http/auth.js';

@@ -1,42 +1,19 @@
 // GET /v1/tools and /v1/tools/{name}: tool declarations; a session token sees only what it may call.
+// The operator's PATCH of a tool's switch is in src/policies/tool-switches/routes.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toolgateError } from '../lib/errors.js';
 import { LLM_FORMATS, llmToolList, LlmToolListSchema } from '../protocols/llm.js';
-import { toolgateDeclaration } from '../protocols/toolgate.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
 import type { RegisteredTool } from '../contract/registry.js';
-import { recordSwitch } from '../policies/tool-switches/record-switch.js';
 import { commonErrors } from '../http/schemas.js';
-
-const ToolDeclaration = Type.Object({
-  name: Type.String(),
-  category: Type.String(),
-  description: Type.String(),
-  version: Type.String(),
-  tags: Type.Array(Type.String()),
-  capabilities: Type.Record(Type.String(), Type.Boolean()),
-  permissions: Type.Array(Type.String()),
-  inputSchema: Type.Record(Type.String(), Type.Unknown()),
-  outputSchema: Type.Record(Type.String(), Type.Unknown()),
-  examples: Type.Array(Type.Unknown()),
-  source: Type.String(),
-  enabled: Type.Boolean({ description: 'false when the operator disabled the tool or its category' }),
-});
-
-export const EnabledBody = Type.Object(
-  { enabled: Type.Boolean({ description: 'false refuses new calls at once, in every session' }) },
-  { additionalProperties: false },
-);
+import { ToolDeclaration, toolView } from '../http/tool-views.js';
 
 export default async function toolRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { registry, switches, audit } = app.services;
-  const declaration = (entry: RegisteredTool) => ({
-    ...toolgateDeclaration(entry),
-    enabled: switches.isEnabled(entry.tool),
-  });
+  const { registry, switches } = app.services;
+  const declaration = toolView(switches);
 
   // A session sees what it may call now; the admin sees every tool, disabled ones marked as such.
   const visible = (request: FastifyRequest): RegisteredTool[] => {
@@ -98,37 +75,6 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
     async (request) => {
       const entry = visible(request).find((e) => e.tool.name === request.params.name);
       if (!entry) throw toolgateError('TOOL_NOT_FOUND', `Unknown tool "${request.params.name}"`);
-      return declaration(entry);
-    },
-  );
-
-  app.patch(
-    '/v1/tools/:name',
-    {
-      config: { access: 'admin' },
-      schema: {
-        operationId: 'setToolEnabled',
-        tags: ['tools'],
-        summary: 'Enable or disable one tool for every session',
-        description:
-          'Admin only. Takes effect for new calls at once, persists across restarts, is audited, and shows in the tool listings and MCP tools/list.',
-        params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
-        body: EnabledBody,
-        response: { 200: ToolDeclaration, ...commonErrors },
-      },
-    },
-    async (request) => {
-      const entry = registry.get(request.params.name);
-      if (!entry) throw toolgateError('TOOL_NOT_FOUND', `Unknown tool "${request.params.name}"`);
-      const { enabled } = request.body;
-      switches.set('tool', entry.tool.name, enabled);
-      recordSwitch(audit, {
-        kind: 'tool',
-        name: entry.tool.name,
-        category: entry.tool.category,
-        enabled,
-        bytesIn: Number(request.headers['content-length'] ?? 0),
-      });
       return declaration(entry);
     },
   );

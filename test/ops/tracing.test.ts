@@ -1,55 +1,13 @@
 // OpenTelemetry traces end to end: a loopback OTLP/HTTP receiver made here gets the spans of a batch, a
 // REST command and an MCP call, all in the agent's trace (W3C traceparent); with tracing off nothing is sent.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { activeTraceFields } from '../../src/http/request-trace.js';
 import { createTracing } from '../../src/ops/tracing.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { otlpReceiver, spansOf, type OtlpSpan } from '../helpers/otlp.js';
 
-interface OtlpValue {
-  stringValue?: string;
-  intValue?: number | string;
-  boolValue?: boolean;
-}
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  startTimeUnixNano: string;
-  attributes?: { key: string; value: OtlpValue }[];
-}
-interface OtlpRequest {
-  resourceSpans: {
-    resource?: { attributes?: { key: string; value: OtlpValue }[] };
-    scopeSpans: { spans: OtlpSpan[] }[];
-  }[];
-}
-
-/** A loopback OTLP/HTTP receiver: keeps every JSON export POSTed to /v1/traces. */
-async function otlpReceiver(): Promise<{ endpoint: string; requests: OtlpRequest[]; server: Server }> {
-  const requests: OtlpRequest[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      if (req.method === 'POST' && req.url === '/v1/traces') {
-        expect(req.headers['content-type']).toMatch(/application\/json/);
-        requests.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpRequest);
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { endpoint: `http://127.0.0.1:${port}`, requests, server };
-}
-
-const spansOf = (requests: OtlpRequest[]): OtlpSpan[] =>
-  requests.flatMap((r) => r.resourceSpans.flatMap((rs) => rs.scopeSpans.flatMap((ss) => ss.spans)));
 const attr = (span: OtlpSpan, key: string): string | number | boolean | undefined => {
   const value = span.attributes?.find((a) => a.key === key)?.value;
   if (!value) return undefined;

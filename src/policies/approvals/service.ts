@@ -4,6 +4,7 @@ import { toolgateError, type ErrorBody } from '../../lib/errors.js';
 import type { ToolLogger } from '../../lib/logger.js';
 import type { CallRequest, CallerKind, EntryPoint } from '../../contract/call.js';
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';
+import { expireApprovals } from './expire.js';
 import type { SessionStore } from '../../store/sessions.js';
 
 const failure = (callId: string, status: number, error: ErrorBody): ApprovalResult => ({
@@ -39,6 +40,14 @@ export class ApprovalService {
     return record;
   }
 
+  /** The record just decided; gone only if its session was deleted meanwhile (rows go with it). */
+  private decided(callId: string): ApprovalRecord {
+    const record = this.store.get(callId);
+    if (!record)
+      throw toolgateError('CALL_NOT_FOUND', `Call ${callId.slice(0, 80)} is gone with its session`);
+    return record;
+  }
+
   /** Approves and starts the call; resolves when it has run and its result is stored. */
   async approve(callId: string, reason: string | null): Promise<ApprovalRecord> {
     const record = this.pendingOrThrow(callId);
@@ -65,7 +74,7 @@ export class ApprovalService {
     }
     this.store.setResult(callId, result);
     this.notify(callId);
-    return this.store.get(callId)!;
+    return this.decided(callId);
   }
 
   deny(callId: string, reason: string | null): ApprovalRecord {
@@ -80,17 +89,11 @@ export class ApprovalService {
       this.pendingOrThrow(callId);
     }
     this.notify(callId);
-    return this.store.get(callId)!;
+    return this.decided(callId);
   }
 
   expireDue(now = Date.now()): number {
-    const error = toolgateError('APPROVAL_EXPIRED', 'No operator decided on this call before it expired');
-    const count = this.store.expireDue(
-      { status: error.statusCode, body: { success: false, error: error.toBody() } },
-      now,
-    );
-    if (count) this.logger.info({ count }, 'approvals expired');
-    return count;
+    return expireApprovals(this.store, this.logger, now);
   }
 
   /** The call's record once it has a result, or as it is when `waitMs` runs out. */
@@ -115,8 +118,9 @@ export class ApprovalService {
           resolve();
         };
         const timer = setTimeout(wake, Math.min(1000, Math.max(0, deadline - Date.now())));
-        if (!this.waiters.has(callId)) this.waiters.set(callId, new Set());
-        this.waiters.get(callId)!.add(wake);
+        const waiting = this.waiters.get(callId) ?? new Set<() => void>();
+        this.waiters.set(callId, waiting);
+        waiting.add(wake);
       });
       if (this.waiters.get(callId)?.size === 0) this.waiters.delete(callId);
     }

@@ -11,7 +11,7 @@ export const approval =
   (store: ApprovalStore, ttlMs: number): Middleware =>
   (call, next) => {
     const { request } = call;
-    const tool = call.entry!.tool;
+    const tool = call.entry.tool;
     const needs = request.session.approval;
     const needed = tool.autoRun === false || needs.includes(tool.name) || needs.includes(tool.category);
     if (request.approved || !needed) return next();

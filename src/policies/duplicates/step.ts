@@ -6,7 +6,7 @@ import { canonicalJson } from '../../lib/canonical-json.js';
 import { toolgateError } from '../../lib/errors.js';
 import { isReadOnly } from '../../contract/tool.js';
 import { turnScope, type TurnMemory } from './turn-memory.js';
-import type { CallState, Middleware, Next, RunResult } from '../../contract/call.js';
+import type { Middleware, Next, ResolvedCall, RunResult } from '../../contract/call.js';
 
 const TURN_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
@@ -14,7 +14,7 @@ const hint = (callId: string) =>
   `Identical to call ${callId} earlier in this turn: answered from its result without running again.`;
 
 async function answerFromFirst(
-  call: CallState,
+  call: ResolvedCall,
   next: Next,
   first: { callId: string; result: Promise<RunResult> },
 ): Promise<RunResult> {
@@ -49,7 +49,7 @@ export const duplicate =
         details: { errors: [{ field: 'X-Toolgate-Turn', problem: 'is malformed' }] },
       });
     }
-    const { tool } = call.entry!;
+    const { tool } = call.entry;
     const scopeKey = turnScope(session.id, turn);
     const callKey = `${tool.name}\0${canonicalJson(call.input)}`;
     const first = turns.find(scopeKey, callKey);

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyStore, StoredOutcome } from './store.js';
 import { isToolgateError, toolgateError, ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
-import type { CallState, Middleware, Next, RunResult } from '../../contract/call.js';
+import type { Middleware, Next, ResolvedCall, RunResult } from '../../contract/call.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const NOT_STORED = new Set<string>(['RATE_LIMITED', 'APPROVAL_PENDING', 'SHUTTING_DOWN', 'TIMEOUT']);
@@ -20,7 +20,7 @@ function replay(outcome: StoredOutcome): RunResult {
 
 export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware => {
   const inFlight = new Map<string, Promise<unknown>>();
-  const withKey = async (call: CallState, next: Next, key: string): Promise<RunResult> => {
+  const withKey = async (call: ResolvedCall, next: Next, key: string): Promise<RunResult> => {
     if (!KEY_PATTERN.test(key)) {
       throw toolgateError('VALIDATION_FAILED', 'Idempotency-Key must be 1-255 visible ASCII characters', {
         details: { errors: [{ field: 'Idempotency-Key', problem: 'is malformed' }] },
@@ -28,7 +28,7 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
     }
     const sessionId = call.request.session.id;
     const requestHash = createHash('sha256')
-      .update(`${call.entry!.tool.name}\0${JSON.stringify(call.request.input) ?? ''}`)
+      .update(`${call.entry.tool.name}\0${JSON.stringify(call.request.input) ?? ''}`)
       .digest('hex');
     const slot = `${sessionId}\0${key}`;
     const running = inFlight.get(slot);

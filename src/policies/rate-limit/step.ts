@@ -12,7 +12,7 @@ export const rateLimit =
   (defaults: RateLimits, store: RateLimitStore): Middleware =>
   (call, next) => {
     const { session } = call.request;
-    const tool = call.entry!.tool;
+    const tool = call.entry.tool;
     const rules = { ...defaults, ...session.rateLimits };
     const applicable = ['*', tool.category, `tool:${tool.name}`].filter((key) => rules[key] !== undefined);
     return applicable.length === 0 ? next() : limit(store, rules, applicable, call, next);
@@ -42,7 +42,9 @@ async function limit(
     }
     if (!result.allowed) break;
   }
-  const { rule, result, limit, windowSeconds } = tightest!;
+  // `applicable` is never empty (the step only calls this with a rule), so one rule was hit.
+  if (!tightest) return next();
+  const { rule, result, limit, windowSeconds } = tightest;
   call.headers['ratelimit-policy'] = policies.join(', ');
   call.headers['ratelimit'] = `"${policyName(rule)}";r=${result.remaining};t=${result.resetSeconds}`;
   if (!result.allowed) {

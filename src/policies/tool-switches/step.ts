@@ -7,7 +7,7 @@ import type { Middleware } from '../../contract/call.js';
 export const enabled =
   (switches: ToolSwitches): Middleware =>
   (call, next) => {
-    const { tool } = call.entry!;
+    const { tool } = call.entry;
     const reason = switches.disabledReason(tool);
     if (reason !== undefined) {
       throw toolgateError('TOOL_DISABLED', reason, {

@@ -1,9 +1,9 @@
 // Turns an admin's session request into the policy stored with the session: profile → permissions,
 // category allow-list, excluded tools, approvals and lifetime — refusing unknown names field by field.
-import type { Config, RateLimits } from '../config.js';
-import type { NewSession } from '../store/sessions.js';
-import { toolgateError } from '../lib/errors.js';
-import type { ToolRegistry } from '../contract/registry.js';
+import type { Config, RateLimits } from '../../config.js';
+import type { NewSession } from '../../store/sessions.js';
+import { toolgateError } from '../../lib/errors.js';
+import type { ToolRegistry } from '../../contract/registry.js';
 
 /** A new session gets this profile unless the request names one: read, write and sandboxed commands. */
 export const DEFAULT_PROFILE = 'execute';
