@@ -1,7 +1,7 @@
 // Turns a pipeline outcome into the HTTP response: 200 with the success envelope, or the error envelope
 // with the error's status. The success body is assembled from the once-serialised data.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { successEnvelopeJson } from '../engine/envelope.js';
+import { successEnvelopeJson } from '../lib/envelope.js';
 import type { CallOutcome } from '../engine/types.js';
 import { sendError } from './error-envelope.js';
 

@@ -1,7 +1,7 @@
 // Server-Sent Events: a hijacked response with heartbeat comments, used by the activity stream and by
 // tool calls sent with "Accept: text/event-stream" (start, output…, end with the result envelope).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { failureEnvelope, successEnvelopeJson } from '../engine/envelope.js';
+import { failureEnvelope, successEnvelopeJson } from '../lib/envelope.js';
 import { newCallId } from '../engine/pipeline.js';
 import type { CallOutcome, CallRequest } from '../engine/types.js';
 

@@ -2,7 +2,7 @@
 // format, answered in the same format. The work is done by core/batch; this file is only HTTP.
 import type { FastifyInstance } from 'fastify';
 import { executeBatch } from '../engine/batch/execute.js';
-import { BatchBodySchema, MAX_BATCH_CALLS, parseBatch } from '../protocols/batch/parse.js';
+import { BatchBodySchema, MAX_BATCH_CALLS, parseBatch } from '../protocols/batch.js';
 import { BatchAnswerSchema, renderBatch } from '../protocols/batch/render.js';
 import { sessionForRequest } from '../http/auth.js';
 import { clientGone, turnOf } from '../http/call-response.js';

@@ -2,7 +2,7 @@
 // stored), deny, expire; and waiting for a parked call's result (long-poll).
 import { toolgateError, type ErrorBody } from '../../lib/errors.js';
 import type { ToolLogger } from '../../contract/context.js';
-import { failureEnvelope, successEnvelopeJson } from '../../engine/envelope.js';
+import { failureEnvelope, successEnvelopeJson } from '../../lib/envelope.js';
 import type { Pipeline } from '../../engine/pipeline.js';
 import type { CallOutcome, CallerKind, EntryPoint } from '../../engine/types.js';
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';

@@ -2,8 +2,8 @@
 // Anthropic user message of `tool_result` blocks — each ready to append to the conversation as is.
 import { Type, type Static } from 'typebox';
 import type { CallOutcome } from '../../engine/types.js';
-import type { BatchCall, BatchFormat } from './parse.js';
-import { outcomeText } from './result-text.js';
+import type { BatchCall, BatchFormat } from '../batch.js';
+import { outcomeText } from '../result-text.js';
 
 export interface BatchResult {
   call: BatchCall;

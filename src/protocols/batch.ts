@@ -3,7 +3,7 @@
 // A call whose arguments cannot be parsed keeps its place with the error, so the others still run.
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { toolgateError, type ToolgateError } from '../../lib/errors.js';
+import { toolgateError, type ToolgateError } from '../lib/errors.js';
 
 /** More calls than this in one request are refused: a batch is one model turn, not a bulk job. */
 export const MAX_BATCH_CALLS = 100;
