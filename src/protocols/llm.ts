@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import type { RegisteredTool } from '../contract/registry.js';
 import { anthropicDeclaration, AnthropicToolSchema, type AnthropicTool } from './anthropic.js';
-import { geminiDeclaration, type GeminiFunctionDeclaration } from './gemini.js';
+import { geminiDeclaration, type GeminiFunctionDeclaration } from './gemini-schema.js';
 import { mcpDeclaration, McpToolSchema, type McpTool } from './mcp/declarations.js';
 import { openaiDeclaration, OpenAiToolSchema, type OpenAiTool } from './openai.js';
 

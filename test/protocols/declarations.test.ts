@@ -16,7 +16,7 @@ import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicDeclaration } from '../../src/protocols/anthropic.js';
-import { geminiDeclaration, toGeminiSchema } from '../../src/protocols/gemini.js';
+import { geminiDeclaration, toGeminiSchema } from '../../src/protocols/gemini-schema.js';
 import { mcpDeclaration } from '../../src/protocols/mcp/declarations.js';
 import { openaiDeclaration } from '../../src/protocols/openai.js';
 import type { RegisteredTool } from '../../src/contract/registry.js';
