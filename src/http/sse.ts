@@ -80,7 +80,11 @@ export function openCallStream(reply: FastifyReply, sessionId: string, tool: str
     callOptions: { callId, onOutput: (chunk) => stream.send('output', chunk) },
     end(outcome) {
       if (outcome.ok) stream.sendJson('end', successEnvelopeJson(outcome, 200));
-      else stream.send('end', failureEnvelope(outcome, outcome.error.statusCode));
+      else
+        stream.send(
+          'end',
+          failureEnvelope(outcome.error, { status: outcome.error.statusCode, callId: outcome.callId }),
+        );
       stream.close();
     },
   };

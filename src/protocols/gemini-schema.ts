@@ -1,9 +1,8 @@
-// Gemini declarations: `functionDeclarations` whose parameters use Gemini's OpenAPI-3 schema subset.
+// A tool's JSON Schema in Gemini's OpenAPI-3 schema subset, for the parameters of its declarations.
 // JSON Schema it cannot express is rewritten (type arrays → nullable, const → enum, null variants →
 // nullable) or dropped (additionalProperties, patternProperties, $id…); int64 bounds travel as strings.
-import type { RegisteredTool } from '../contract/registry.js';
 import { isJsonObject as isObject } from '../lib/json.js';
-import { llmInputSchema, type JsonObject } from './llm-schema.js';
+import type { JsonObject } from './llm-schema.js';
 
 export type GeminiType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY' | 'OBJECT' | 'NULL';
 
@@ -31,13 +30,6 @@ export interface GeminiSchema {
   minProperties?: string;
   maxProperties?: string;
   pattern?: string;
-}
-
-export interface GeminiFunctionDeclaration {
-  name: string;
-  description: string;
-  /** Absent for a tool without arguments. */
-  parameters?: GeminiSchema;
 }
 
 const TYPES: Record<string, GeminiType> = {
@@ -178,14 +170,4 @@ export function toGeminiSchema(input: unknown): GeminiSchema {
     appendDescription(out, 'an object with any keys');
   }
   return out;
-}
-
-export function geminiDeclaration({ tool }: RegisteredTool): GeminiFunctionDeclaration {
-  const parameters = toGeminiSchema(llmInputSchema(tool));
-  // A tool without arguments has no parameters: Gemini refuses `{type: OBJECT}` with no properties.
-  return {
-    name: tool.name,
-    description: tool.description,
-    ...(parameters.properties ? { parameters } : {}),
-  };
 }

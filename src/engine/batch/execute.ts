@@ -6,8 +6,7 @@ import type { CallOutcome, CallerKind } from '../types.js';
 import type { ToolRegistry } from '../../contract/registry.js';
 import { isReadOnly } from '../../contract/tool.js';
 import type { SessionRecord } from '../../store/sessions.js';
-import type { BatchCall, ParsedBatch } from '../../protocols/batch.js';
-import type { BatchResult } from '../../protocols/batch/render.js';
+import type { BatchCall, BatchResult, ParsedBatch } from '../../protocols/batch-call.js';
 import { runScheduled } from './schedule.js';
 import { turnScope, type TurnMemory } from '../../policies/duplicates/turn-memory.js';
 

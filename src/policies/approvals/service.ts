@@ -10,14 +10,14 @@ import type { SessionStore } from '../../store/sessions.js';
 
 const failure = (callId: string, status: number, error: ErrorBody): ApprovalResult => ({
   status,
-  body: { success: false, callId, error },
+  body: failureEnvelope(error, { callId }),
 });
 
 /** The envelope a call's outcome is answered with, as a value to store. */
 export function outcomeEnvelope(outcome: CallOutcome): ApprovalResult {
   return outcome.ok
     ? { status: 200, body: JSON.parse(successEnvelopeJson(outcome)) }
-    : { status: outcome.error.statusCode, body: failureEnvelope(outcome) };
+    : { status: outcome.error.statusCode, body: failureEnvelope(outcome.error, { callId: outcome.callId }) };
 }
 
 export class ApprovalService {
@@ -92,10 +92,7 @@ export class ApprovalService {
 
   expireDue(now = Date.now()): number {
     const error = toolgateError('APPROVAL_EXPIRED', 'No operator decided on this call before it expired');
-    const count = this.store.expireDue(
-      { status: error.statusCode, body: { success: false, error: error.toBody() } },
-      now,
-    );
+    const count = this.store.expireDue({ status: error.statusCode, body: failureEnvelope(error) }, now);
     if (count) this.logger.info({ count }, 'approvals expired');
     return count;
   }

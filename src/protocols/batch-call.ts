@@ -1,0 +1,66 @@
+// What every batch format shares: the call list a body is read into, the result list a body is answered
+// from, and the contract each wire format module (toolgate, openai, anthropic, gemini) fulfils for
+// POST /v1/sessions/{id}/calls. batch.ts picks the format; the vendor modules read and write it.
+import type { TSchema } from 'typebox';
+import { toolgateError, type ToolgateError } from '../lib/errors.js';
+import type { CallOutcome } from '../engine/types.js';
+
+export type BatchFormat = 'toolgate' | 'openai' | 'anthropic' | 'gemini';
+
+export interface BatchCall {
+  /** The caller's id for the call (tool_call_id, tool_use_id, Gemini's call id, or the toolgate call's). */
+  id?: string;
+  name: string;
+  arguments: unknown;
+  /** Size of this call's arguments as sent, for the audit log. */
+  bytesIn: number;
+  /** Set when the arguments could not be read: the call is answered with this error and not run. */
+  argumentsError?: ToolgateError;
+}
+
+export interface ParsedBatch {
+  format: BatchFormat;
+  calls: BatchCall[];
+}
+
+export interface BatchResult {
+  call: BatchCall;
+  outcome: CallOutcome;
+}
+
+/**
+ * One batch wire format. Reading is in two steps so an oversized batch is refused before any per-call
+ * work: `items` picks the tool calls out of a body that passed `body`, `call` reads one of them.
+ */
+export interface BatchWire<Item = unknown> {
+  readonly format: BatchFormat;
+  /** The top-level member that marks a body as this format. */
+  readonly key: string;
+  /** The request body, for validation and the OpenAPI document. */
+  readonly body: TSchema;
+  /** The 200 answer, for the OpenAPI document. */
+  readonly answer: TSchema;
+  /** What to say when the body holds no tool call. */
+  readonly emptySuggestion?: string;
+  items(body: unknown): Item[];
+  /** One call; an item that is no valid call throws VALIDATION_FAILED (see invalidBatch). */
+  call(item: Item, index: number): BatchCall;
+  /** The answer, ready to append to that vendor's conversation as is. */
+  render(results: BatchResult[]): unknown;
+}
+
+/** VALIDATION_FAILED naming the first few problems of a body in `format`. */
+export const invalidBatch = (
+  format: BatchFormat,
+  errors: Iterable<{ instancePath: string; message: string }>,
+) => {
+  const first = [...errors].slice(0, 3);
+  return toolgateError(
+    'VALIDATION_FAILED',
+    `Invalid ${format} batch: ${first.map((e) => `${e.instancePath || '(body)'} ${e.message}`).join('; ')}`,
+    { suggestion: 'See POST /v1/sessions/{id}/calls in /docs for the accepted body shapes.' },
+  );
+};
+
+/** Size of arguments that arrived as parsed JSON, for the audit log. */
+export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');
