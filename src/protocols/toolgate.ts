@@ -8,7 +8,23 @@ import { outcomeMembers } from '../lib/envelope.js';
 import { invalidBatch, jsonBytes, type BatchWire } from './batch-call.js';
 import { outcomeText } from './result-text.js';
 
-export function toolgateDeclaration(entry: RegisteredTool) {
+export const ToolgateDeclarationSchema = Type.Object({
+  name: Type.String(),
+  category: Type.String(),
+  description: Type.String(),
+  version: Type.String(),
+  tags: Type.Array(Type.String()),
+  capabilities: Type.Record(Type.String(), Type.Boolean()),
+  permissions: Type.Array(Type.String()),
+  inputSchema: Type.Record(Type.String(), Type.Unknown()),
+  outputSchema: Type.Record(Type.String(), Type.Unknown()),
+  examples: Type.Array(Type.Unknown()),
+  source: Type.String(),
+});
+
+export type ToolgateDeclaration = Static<typeof ToolgateDeclarationSchema>;
+
+export function toolgateDeclaration(entry: RegisteredTool): ToolgateDeclaration {
   const { tool } = entry;
   return {
     name: tool.name,

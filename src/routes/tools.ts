@@ -4,24 +4,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toolgateError } from '../lib/errors.js';
 import { LLM_FORMATS, llmToolList, LlmToolListSchema } from '../protocols/llm.js';
-import { toolgateDeclaration } from '../protocols/toolgate.js';
+import { toolgateDeclaration, ToolgateDeclarationSchema } from '../protocols/toolgate.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
 import type { RegisteredTool } from '../contract/registry.js';
 import { recordSwitch } from '../policies/tool-switches/record-switch.js';
 import { commonErrors } from '../http/schemas.js';
 
 const ToolDeclaration = Type.Object({
-  name: Type.String(),
-  category: Type.String(),
-  description: Type.String(),
-  version: Type.String(),
-  tags: Type.Array(Type.String()),
-  capabilities: Type.Record(Type.String(), Type.Boolean()),
-  permissions: Type.Array(Type.String()),
-  inputSchema: Type.Record(Type.String(), Type.Unknown()),
-  outputSchema: Type.Record(Type.String(), Type.Unknown()),
-  examples: Type.Array(Type.Unknown()),
-  source: Type.String(),
+  ...ToolgateDeclarationSchema.properties,
   enabled: Type.Boolean({ description: 'false when the operator disabled the tool or its category' }),
 });
 
