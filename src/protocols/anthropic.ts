@@ -2,9 +2,8 @@
 // ({name, description, input_schema}); a batch is the assistant message's `content`, whose tool_use
 // blocks are run (text and thinking blocks ignored); the answer is a user message of tool_result blocks.
 import { Type, type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { RegisteredTool } from '../contract/registry.js';
-import { invalidBatch, jsonBytes, type BatchWire } from './batch-call.js';
+import { batchReader, jsonBytes, type BatchWire } from './batch-call.js';
 import { llmInputSchema } from './llm-schema.js';
 import { outcomeText } from './result-text.js';
 
@@ -53,8 +52,8 @@ export const AnthropicAnswerSchema = Type.Object({
 export type AnthropicBatch = Static<typeof AnthropicBatchSchema>;
 export type AnthropicAnswer = Static<typeof AnthropicAnswerSchema>;
 
-const checkBody = Compile(AnthropicBatchSchema);
-const checkToolUse = Compile(AnthropicToolUseSchema);
+const readBody = batchReader('anthropic', AnthropicBatchSchema);
+const readToolUse = batchReader('anthropic', AnthropicToolUseSchema);
 
 export const anthropicBatch: BatchWire<AnthropicBatch['content'][number]> = {
   format: 'anthropic',
@@ -62,21 +61,10 @@ export const anthropicBatch: BatchWire<AnthropicBatch['content'][number]> = {
   body: AnthropicBatchSchema,
   answer: AnthropicAnswerSchema,
   emptySuggestion: 'Include the tool_use blocks of the assistant message.',
-  items(body) {
-    if (!checkBody.Check(body)) throw invalidBatch('anthropic', checkBody.Errors(body));
-    return body.content.filter((block) => block.type === 'tool_use');
-  },
+  items: (body) => readBody(body).content.filter((block) => block.type === 'tool_use'),
   call(block, index) {
-    if (!checkToolUse.Check(block)) {
-      throw invalidBatch(
-        'anthropic',
-        [...checkToolUse.Errors(block)].map((e) => ({
-          ...e,
-          instancePath: `/tool_use[${index}]${e.instancePath}`,
-        })),
-      );
-    }
-    return { id: block.id, name: block.name, arguments: block.input, bytesIn: jsonBytes(block.input) };
+    const { id, name, input } = readToolUse(block, `/tool_use[${index}]`);
+    return { id, name, arguments: input, bytesIn: jsonBytes(input) };
   },
   // Every tool_use block carries an id (the schema requires one), hence the `?? ''` is unreachable.
   render: (results): AnthropicAnswer => ({

@@ -1,7 +1,8 @@
 // What every batch format shares: the call list a body is read into, the result list a body is answered
 // from, and the contract each wire format module (toolgate, openai, anthropic, gemini) fulfils for
 // POST /v1/sessions/{id}/calls. batch.ts picks the format; the vendor modules read and write it.
-import type { TSchema } from 'typebox';
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { toolgateError, type ToolgateError } from '../lib/errors.js';
 import type { CallOutcome } from '../engine/types.js';
 
@@ -43,14 +44,14 @@ export interface BatchWire<Item = unknown> {
   /** What to say when the body holds no tool call. */
   readonly emptySuggestion?: string;
   items(body: unknown): Item[];
-  /** One call; an item that is no valid call throws VALIDATION_FAILED (see invalidBatch). */
+  /** One call; an item that is no valid call throws VALIDATION_FAILED (see batchReader). */
   call(item: Item, index: number): BatchCall;
   /** The answer, ready to append to that vendor's conversation as is. */
   render(results: BatchResult[]): unknown;
 }
 
 /** VALIDATION_FAILED naming the first few problems of a body in `format`. */
-export const invalidBatch = (
+const invalidBatch = (
   format: BatchFormat,
   errors: Iterable<{ instancePath: string; message: string }>,
 ) => {
@@ -61,6 +62,21 @@ export const invalidBatch = (
     { suggestion: 'See POST /v1/sessions/{id}/calls in /docs for the accepted body shapes.' },
   );
 };
+
+/**
+ * A reader for one part of a `format` body: returns the value, typed, when it matches `schema`, and
+ * otherwise throws invalidBatch with the problems' paths under `at` (e.g. `/tool_use[2]`).
+ */
+export function batchReader<T extends TSchema>(format: BatchFormat, schema: T) {
+  const compiled = Compile(schema);
+  return (value: unknown, at = ''): Static<T> => {
+    if (compiled.Check(value)) return value;
+    throw invalidBatch(
+      format,
+      [...compiled.Errors(value)].map((e) => ({ ...e, instancePath: `${at}${e.instancePath}` })),
+    );
+  };
+}
 
 /** Size of arguments that arrived as parsed JSON, for the audit log. */
 export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '');

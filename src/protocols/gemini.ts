@@ -3,9 +3,8 @@
 // whose functionCall parts are run (text and thought parts ignored); the answer is a user Content of
 // functionResponse parts, `response: {output}` or `response: {error}` as Gemini asks.
 import { Type, type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { RegisteredTool } from '../contract/registry.js';
-import { invalidBatch, jsonBytes, type BatchWire } from './batch-call.js';
+import { batchReader, jsonBytes, type BatchWire } from './batch-call.js';
 import { toGeminiSchema, type GeminiSchema } from './gemini-schema.js';
 import { llmInputSchema } from './llm-schema.js';
 import { outcomeText } from './result-text.js';
@@ -82,8 +81,8 @@ export const GeminiAnswerSchema = Type.Object({
 export type GeminiBatch = Static<typeof GeminiBatchSchema>;
 export type GeminiAnswer = Static<typeof GeminiAnswerSchema>;
 
-const checkBody = Compile(GeminiBatchSchema);
-const checkCall = Compile(FunctionCallPartSchema);
+const readBody = batchReader('gemini', GeminiBatchSchema);
+const readCall = batchReader('gemini', FunctionCallPartSchema);
 
 export const geminiBatch: BatchWire<GeminiBatch['parts'][number]> = {
   format: 'gemini',
@@ -91,21 +90,9 @@ export const geminiBatch: BatchWire<GeminiBatch['parts'][number]> = {
   body: GeminiBatchSchema,
   answer: GeminiAnswerSchema,
   emptySuggestion: 'Include the functionCall parts of the model content.',
-  items(body) {
-    if (!checkBody.Check(body)) throw invalidBatch('gemini', checkBody.Errors(body));
-    return body.parts.filter((part) => Object.hasOwn(part, 'functionCall'));
-  },
+  items: (body) => readBody(body).parts.filter((part) => Object.hasOwn(part, 'functionCall')),
   call(part, index) {
-    if (!checkCall.Check(part)) {
-      throw invalidBatch(
-        'gemini',
-        [...checkCall.Errors(part)].map((e) => ({
-          ...e,
-          instancePath: `/functionCall[${index}]${e.instancePath}`,
-        })),
-      );
-    }
-    const { id, name, args = {} } = part.functionCall;
+    const { id, name, args = {} } = readCall(part, `/functionCall[${index}]`).functionCall;
     return { ...(id !== undefined ? { id } : {}), name, arguments: args, bytesIn: jsonBytes(args) };
   },
   // Gemini matches a response to its call by id when the call had one, else by name and order.

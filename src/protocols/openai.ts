@@ -2,10 +2,9 @@
 // ({type: "function", function}); a batch is the assistant message (or just its `tool_calls`), whose
 // arguments arrive as JSON strings; the answer is one `role: "tool"` message per call.
 import { Type, type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { RegisteredTool } from '../contract/registry.js';
 import { toolgateError } from '../lib/errors.js';
-import { invalidBatch, type BatchCall, type BatchWire } from './batch-call.js';
+import { batchReader, type BatchCall, type BatchWire } from './batch-call.js';
 import { llmInputSchema } from './llm-schema.js';
 import { outcomeText } from './result-text.js';
 
@@ -57,7 +56,7 @@ export const OpenAiAnswerSchema = Type.Object({
 export type OpenAiBatch = Static<typeof OpenAiBatchSchema>;
 export type OpenAiAnswer = Static<typeof OpenAiAnswerSchema>;
 
-const checkBody = Compile(OpenAiBatchSchema);
+const readBody = batchReader('openai', OpenAiBatchSchema);
 
 function openAiCall(call: OpenAiBatch['tool_calls'][number]): BatchCall {
   const raw = call.function.arguments;
@@ -84,10 +83,7 @@ export const openaiBatch: BatchWire<OpenAiBatch['tool_calls'][number]> = {
   key: 'tool_calls',
   body: OpenAiBatchSchema,
   answer: OpenAiAnswerSchema,
-  items(body) {
-    if (!checkBody.Check(body)) throw invalidBatch('openai', checkBody.Errors(body));
-    return body.tool_calls;
-  },
+  items: (body) => readBody(body).tool_calls,
   call: openAiCall,
   // Every OpenAI call carries an id (the schema requires one), hence the `?? ''` is unreachable.
   render: (results): OpenAiAnswer => ({

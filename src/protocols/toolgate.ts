@@ -2,10 +2,9 @@
 // examples) and the native batch — `{calls: [{id?, name, arguments}]}` in, `{results}` with data, error
 // and model-facing text per call out.
 import { Type, type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { RegisteredTool } from '../contract/registry.js';
 import { outcomeMembers } from '../lib/envelope.js';
-import { invalidBatch, jsonBytes, type BatchWire } from './batch-call.js';
+import { batchReader, jsonBytes, type BatchWire } from './batch-call.js';
 import { outcomeText } from './result-text.js';
 
 export const ToolgateDeclarationSchema = Type.Object({
@@ -87,17 +86,14 @@ export const NativeAnswerSchema = Type.Object({
 export type NativeBatch = Static<typeof NativeBatchSchema>;
 export type NativeAnswer = Static<typeof NativeAnswerSchema>;
 
-const checkBody = Compile(NativeBatchSchema);
+const readBody = batchReader('toolgate', NativeBatchSchema);
 
 export const toolgateBatch: BatchWire<NativeBatch['calls'][number]> = {
   format: 'toolgate',
   key: 'calls',
   body: NativeBatchSchema,
   answer: NativeAnswerSchema,
-  items(body) {
-    if (!checkBody.Check(body)) throw invalidBatch('toolgate', checkBody.Errors(body));
-    return body.calls;
-  },
+  items: (body) => readBody(body).calls,
   call: (call) => ({
     ...(call.id !== undefined ? { id: call.id } : {}),
     name: call.name,
