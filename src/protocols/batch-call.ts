@@ -51,10 +51,7 @@ export interface BatchWire<Item = unknown> {
 }
 
 /** VALIDATION_FAILED naming the first few problems of a body in `format`. */
-const invalidBatch = (
-  format: BatchFormat,
-  errors: Iterable<{ instancePath: string; message: string }>,
-) => {
+const invalidBatch = (format: BatchFormat, errors: Iterable<{ instancePath: string; message: string }>) => {
   const first = [...errors].slice(0, 3);
   return toolgateError(
     'VALIDATION_FAILED',
