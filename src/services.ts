@@ -8,7 +8,7 @@ import type { ToolServices } from './contract/context.js';
 import type { ToolLogger } from './lib/logger.js';
 import { EventHub } from './engine/events.js';
 import { Pipeline } from './engine/pipeline.js';
-import { outcomeEnvelope } from './engine/envelope.js';
+import { outcomeEnvelope } from './lib/envelope.js';
 import { loadPluginTools } from './contract/plugins.js';
 import { loadToolFolders } from './sources/folder/load.js';
 import { discoverMcpTools } from './sources/mcp/discover.js';

@@ -1,6 +1,7 @@
-// A policy of the pipeline as one value (part of the contract: policies implement it, the engine runs it), exported by its folder's index.ts: the state it keeps (made once
-// per app), the step it adds to the ordered list (steps.ts) and that state's lifecycle. Adding a policy is
-// its folder and one line in steps.ts; the app makes every listed policy's state at startup.
+// A policy of the pipeline as one value, exported by its folder's index.ts: the state it keeps (made once
+// per app), the step it adds to the ordered list (engine/steps.ts) and that state's lifecycle. Part of the
+// contract: policies implement it, the engine runs it. Adding a policy is its folder and one line in
+// engine/steps.ts; the app makes every listed policy's state at startup.
 import type { Config } from '../config.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { Db } from '../store/db.js';

@@ -1,7 +1,7 @@
-// Turns a pipeline outcome into the HTTP response: 200 with the success envelope, or the error envelope
-// with the error's status. The success body is assembled from the once-serialised data.
+// Turns a pipeline outcome into the HTTP response: 200 with the success envelope, 202 with the pending
+// one, or the error envelope with the error's status (bodies from lib/envelope.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { successEnvelopeJson } from '../engine/envelope.js';
+import { pendingEnvelope, successEnvelopeJson } from '../lib/envelope.js';
 import type { CallOutcome } from '../contract/call.js';
 import { sendError } from './error-envelope.js';
 
@@ -10,24 +10,16 @@ export function sendCallOutcome(reply: FastifyReply, request: FastifyRequest, ou
   if (!outcome.ok && outcome.error.code === 'APPROVAL_PENDING') {
     // Parked, not failed: 202 with where to fetch the result once an operator decides.
     const details = outcome.error.details ?? {};
-    return reply.code(202).send({
-      ...pendingBody(outcome.callId, 'pending_approval', String(details.expiresAt)),
-      message: outcome.error.message,
-      resultUrl: details.resultUrl,
-    });
+    return reply.code(202).send(
+      pendingEnvelope(outcome.callId, 'pending_approval', String(details.expiresAt), {
+        message: outcome.error.message,
+        resultUrl: details.resultUrl,
+      }),
+    );
   }
   if (!outcome.ok) return sendError(reply, request, outcome.error, outcome.callId);
   return reply.code(200).type('application/json; charset=utf-8').send(successEnvelopeJson(outcome));
 }
-
-/** The 202 body of a call that waits for an operator (or, once approved, is still running). */
-export const pendingBody = (callId: string, status: 'pending_approval' | 'running', expiresAt: string) => ({
-  success: true as const,
-  pending: true as const,
-  status,
-  callId,
-  expiresAt,
-});
 
 /** An AbortSignal that fires when the client disconnects before the response is sent. */
 export function clientGone(reply: FastifyReply): AbortSignal {

@@ -1,6 +1,7 @@
 // Maps every error — ours, Fastify's (bad JSON, body too large, unsupported media type, schema
 // validation) and unknown routes — to the one error envelope. 500 only for real bugs, which are logged.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { failureEnvelope } from '../lib/envelope.js';
 import {
   isToolgateError,
   toolgateError,
@@ -8,13 +9,6 @@ import {
   type ToolgateError,
   fromStorageError,
 } from '../lib/errors.js';
-
-export interface ErrorEnvelope {
-  success: false;
-  callId?: string;
-  requestId: string;
-  error: ReturnType<ToolgateError['toBody']>;
-}
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -66,13 +60,10 @@ export function sendError(
   callId?: string,
 ) {
   if (error.headers) reply.headers(error.headers);
-  const body: ErrorEnvelope = {
-    success: false,
-    ...(callId ? { callId } : {}),
-    requestId: request.id,
-    error: error.toBody(),
-  };
-  return reply.code(error.statusCode).type('application/json').send(body);
+  return reply
+    .code(error.statusCode)
+    .type('application/json')
+    .send(failureEnvelope(error, { callId, requestId: request.id }));
 }
 
 /** Fastify's routing errors, in words that do not echo the (possibly huge) URL back. */

@@ -1,7 +1,7 @@
 // Server-Sent Events: a hijacked response with heartbeat comments, used by the activity stream and by
 // tool calls sent with "Accept: text/event-stream" (start, output…, end with the result envelope).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { failureEnvelope, successEnvelopeJson } from '../engine/envelope.js';
+import { failureEnvelope, successEnvelopeJson } from '../lib/envelope.js';
 import { newCallId } from '../lib/call-id.js';
 import type { CallOutcome, CallRequest } from '../contract/call.js';
 
@@ -80,7 +80,11 @@ export function openCallStream(reply: FastifyReply, sessionId: string, tool: str
     callOptions: { callId, onOutput: (chunk) => stream.send('output', chunk) },
     end(outcome) {
       if (outcome.ok) stream.sendJson('end', successEnvelopeJson(outcome, 200));
-      else stream.send('end', failureEnvelope(outcome, outcome.error.statusCode));
+      else
+        stream.send(
+          'end',
+          failureEnvelope(outcome.error, { status: outcome.error.statusCode, callId: outcome.callId }),
+        );
       stream.close();
     },
   };

@@ -3,20 +3,10 @@
 import { Type } from 'typebox';
 import type { RegisteredTool, ToolRegistry } from '../contract/registry.js';
 import type { ToolSwitches } from '../policies/tool-switches/service.js';
-import { toolgateDeclaration } from '../protocols/toolgate.js';
+import { toolgateDeclaration, ToolgateDeclarationSchema } from '../protocols/toolgate.js';
 
 export const ToolDeclaration = Type.Object({
-  name: Type.String(),
-  category: Type.String(),
-  description: Type.String(),
-  version: Type.String(),
-  tags: Type.Array(Type.String()),
-  capabilities: Type.Record(Type.String(), Type.Boolean()),
-  permissions: Type.Array(Type.String()),
-  inputSchema: Type.Record(Type.String(), Type.Unknown()),
-  outputSchema: Type.Record(Type.String(), Type.Unknown()),
-  examples: Type.Array(Type.Unknown()),
-  source: Type.String(),
+  ...ToolgateDeclarationSchema.properties,
   enabled: Type.Boolean({ description: 'false when the operator disabled the tool or its category' }),
 });
 

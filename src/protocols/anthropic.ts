@@ -1,7 +1,11 @@
-// Anthropic declarations: the `tools` entries of a Messages API request ({name, description, input_schema}).
+// The Anthropic wire format (Messages API): declarations are the `tools` entries of a request
+// ({name, description, input_schema}); a batch is the assistant message's `content`, whose tool_use
+// blocks are run (text and thinking blocks ignored); the answer is a user message of tool_result blocks.
 import { Type, type Static } from 'typebox';
 import type { RegisteredTool } from '../contract/registry.js';
+import { batchReader, jsonBytes, type BatchWire } from './batch-call.js';
 import { llmInputSchema } from './llm-schema.js';
+import { outcomeText } from './result-text.js';
 
 export const AnthropicToolSchema = Type.Object({
   name: Type.String(),
@@ -20,3 +24,56 @@ export const anthropicDeclaration = ({ tool }: RegisteredTool): AnthropicTool =>
   description: tool.description,
   input_schema: llmInputSchema(tool),
 });
+
+const AnthropicToolUseSchema = Type.Object({
+  type: Type.Literal('tool_use'),
+  id: Type.String({ minLength: 1, maxLength: 200 }),
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  input: Type.Unknown(),
+});
+
+export const AnthropicBatchSchema = Type.Object(
+  { content: Type.Array(Type.Object({ type: Type.String() })) },
+  { description: 'Anthropic format: the assistant message content; tool_use blocks are run, others ignored' },
+);
+
+export const AnthropicAnswerSchema = Type.Object({
+  role: Type.Literal('user'),
+  content: Type.Array(
+    Type.Object({
+      type: Type.Literal('tool_result'),
+      tool_use_id: Type.String(),
+      content: Type.String(),
+      is_error: Type.Boolean(),
+    }),
+  ),
+});
+
+export type AnthropicBatch = Static<typeof AnthropicBatchSchema>;
+export type AnthropicAnswer = Static<typeof AnthropicAnswerSchema>;
+
+const readBody = batchReader('anthropic', AnthropicBatchSchema);
+const readToolUse = batchReader('anthropic', AnthropicToolUseSchema);
+
+export const anthropicBatch: BatchWire<AnthropicBatch['content'][number]> = {
+  format: 'anthropic',
+  key: 'content',
+  body: AnthropicBatchSchema,
+  answer: AnthropicAnswerSchema,
+  emptySuggestion: 'Include the tool_use blocks of the assistant message.',
+  items: (body) => readBody(body).content.filter((block) => block.type === 'tool_use'),
+  call(block, index) {
+    const { id, name, input } = readToolUse(block, `/tool_use[${index}]`);
+    return { id, name, arguments: input, bytesIn: jsonBytes(input) };
+  },
+  // Every tool_use block carries an id (the schema requires one), hence the `?? ''` is unreachable.
+  render: (results): AnthropicAnswer => ({
+    role: 'user',
+    content: results.map(({ call, outcome }) => ({
+      type: 'tool_result',
+      tool_use_id: call.id ?? '',
+      content: outcomeText(outcome),
+      is_error: !outcome.ok,
+    })),
+  }),
+};

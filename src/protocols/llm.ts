@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import type { RegisteredTool } from '../contract/registry.js';
 import { anthropicDeclaration, AnthropicToolSchema, type AnthropicTool } from './anthropic.js';
-import { geminiDeclaration, type GeminiFunctionDeclaration } from './gemini.js';
+import { geminiTools, GeminiToolSchema, type GeminiFunctionDeclaration } from './gemini.js';
 import { mcpDeclaration, McpToolSchema, type McpTool } from './mcp/declarations.js';
 import { openaiDeclaration, OpenAiToolSchema, type OpenAiTool } from './openai.js';
 
@@ -16,27 +16,12 @@ export type LlmToolList =
   | { tools: { functionDeclarations: GeminiFunctionDeclaration[] }[] }
   | { tools: McpTool[] };
 
-/** Documents the answers in OpenAPI; Gemini's recursive schema subset is described, not spelled out. */
+/** Documents the answers in OpenAPI. */
 export const LlmToolListSchema = Type.Object({
   tools: Type.Union([
     Type.Array(OpenAiToolSchema),
     Type.Array(AnthropicToolSchema),
-    Type.Array(
-      Type.Object({
-        functionDeclarations: Type.Array(
-          Type.Object({
-            name: Type.String(),
-            description: Type.String(),
-            // Left out for a tool without parameters, as Gemini expects.
-            parameters: Type.Optional(
-              Type.Record(Type.String(), Type.Unknown(), {
-                description: "Gemini's OpenAPI-3 schema subset",
-              }),
-            ),
-          }),
-        ),
-      }),
-    ),
+    Type.Array(GeminiToolSchema),
     Type.Array(McpToolSchema),
   ]),
 });
@@ -48,8 +33,7 @@ export function llmToolList(format: LlmFormat, entries: RegisteredTool[]): LlmTo
     case 'anthropic':
       return { tools: entries.map(anthropicDeclaration) };
     case 'gemini':
-      // Gemini refuses a tool group without declarations; no tools means no group.
-      return { tools: entries.length ? [{ functionDeclarations: entries.map(geminiDeclaration) }] : [] };
+      return { tools: geminiTools(entries) };
     case 'mcp':
       return { tools: entries.map(mcpDeclaration) };
   }

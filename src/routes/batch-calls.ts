@@ -1,9 +1,15 @@
-// POST /v1/sessions/{id}/calls: several tool calls in one request, in toolgate, OpenAI or Anthropic
-// format, answered in the same format. The work is done by core/batch; this file is only HTTP.
+// POST /v1/sessions/{id}/calls: several tool calls in one request, in toolgate, OpenAI, Anthropic or
+// Gemini format, answered in the same format. Formats are read and written by src/protocols (batch.ts
+// and one module per vendor), the calls run by engine/batch; this file is only HTTP.
 import type { FastifyInstance } from 'fastify';
 import { executeBatch } from '../engine/batch/execute.js';
-import { BatchBodySchema, MAX_BATCH_CALLS, parseBatch } from '../protocols/batch/parse.js';
-import { BatchAnswerSchema, renderBatch } from '../protocols/batch/render.js';
+import {
+  BatchAnswerSchema,
+  BatchBodySchema,
+  MAX_BATCH_CALLS,
+  parseBatch,
+  renderBatch,
+} from '../protocols/batch.js';
 import { sessionForRequest } from '../http/auth.js';
 import { clientGone, turnOf } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
@@ -18,7 +24,7 @@ export default async function batchCallRoutes(app: FastifyInstance): Promise<voi
       schema: {
         operationId: 'callBatch',
         tags: ['tools'],
-        summary: 'Run several tool calls (toolgate, OpenAI or Anthropic format)',
+        summary: 'Run several tool calls (toolgate, OpenAI, Anthropic or Gemini format)',
         description:
           `Up to ${MAX_BATCH_CALLS} calls. Read-only calls run concurrently; calls that write or execute ` +
           'run in order, after every earlier call and before every later one. Results keep the input order ' +

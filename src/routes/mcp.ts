@@ -1,15 +1,16 @@
-// /mcp: the tools over MCP Streamable HTTP (stateless, JSON responses). A single tools/call takes the
-// fast path (mcp/fast-call.ts); everything else gets a fresh SDK server and transport per POST. Authenticated like every route; only session tokens, since an MCP client acts as one session.
+// /mcp: the route wiring of the tools over MCP Streamable HTTP (stateless, JSON responses); the protocol
+// lives in src/protocols/mcp. A single tools/call takes the fast path (fast-call.ts); everything else gets
+// a fresh SDK server and transport per POST (server.ts). Authenticated like every route; only session
+// tokens, since an MCP client acts as one session.
 // GET /mcp opens the server-to-client SSE stream, which carries notifications/tools/list_changed whenever
 // the operator enables or disables a tool or category.
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
 import { clientGone, turnOf } from '../http/call-response.js';
 import { openEventStream, wantsEventStream, type EventStream } from '../http/sse.js';
 import { fastToolCall, runFastToolCall } from '../protocols/mcp/fast-call.js';
-import { createMcpServer } from '../protocols/mcp/server.js';
+import { handleMcpRequest, type McpHttpAnswer } from '../protocols/mcp/server.js';
 import type { SessionRecord } from '../store/sessions.js';
 
 const LIST_CHANGED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
@@ -34,12 +35,12 @@ function webRequest(request: FastifyRequest): Request {
   return new Request(`http://${request.host}${request.url}`, { method: request.method, headers });
 }
 
-async function sendWebResponse(reply: FastifyReply, response: Response) {
-  reply.code(response.status);
-  response.headers.forEach((value, name) => {
+function sendAnswer(reply: FastifyReply, answer: McpHttpAnswer) {
+  reply.code(answer.status);
+  answer.headers.forEach((value, name) => {
     reply.header(name, value);
   });
-  return reply.send(await response.text());
+  return reply.send(answer.body);
 }
 
 export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
@@ -65,22 +66,13 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
         const body = await runFastToolCall(pipeline, session, fast, clientGone(reply), turnOf(request));
         return reply.code(200).type('application/json').send(JSON.stringify(body));
       }
-      const server = createMcpServer(
+      const answer = await handleMcpRequest(
         { registry, pipeline, switches, jsonSchemaValidator, services: app.services },
         session,
+        webRequest(request),
+        request.body,
       );
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      try {
-        await server.connect(transport);
-        const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
-        return await sendWebResponse(reply, response);
-      } finally {
-        await transport.close();
-        await server.close();
-      }
+      return sendAnswer(reply, answer);
     },
   );
 

@@ -902,7 +902,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run several tool calls (toolgate, OpenAI or Anthropic format)
+         * Run several tool calls (toolgate, OpenAI, Anthropic or Gemini format)
          * @description Up to 100 calls. Read-only calls run concurrently; calls that write or execute run in order, after every earlier call and before every later one. Results keep the input order and come back in the format of the request; a failed call is an error result, not a failed batch.
          */
         post: operations["callBatch"];
@@ -10632,6 +10632,9 @@ export interface operations {
                     content: {
                         type: string;
                     }[];
+                } | {
+                    role?: string;
+                    parts: Record<string, never>[];
                 };
             };
         };
@@ -10687,6 +10690,23 @@ export interface operations {
                             tool_use_id: string;
                             content: string;
                             is_error: boolean;
+                        }[];
+                    } | {
+                        /** @enum {string} */
+                        role: "user";
+                        parts: {
+                            functionResponse: {
+                                /** @description The functionCall id, when the call had one */
+                                id?: string;
+                                name: string;
+                                response: {
+                                    /** @description The result as text */
+                                    output: string;
+                                } | {
+                                    /** @description Starts with "Error <CODE>:" */
+                                    error: string;
+                                };
+                            };
                         }[];
                     };
                 };

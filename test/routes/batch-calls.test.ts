@@ -6,7 +6,8 @@ import type {
   ChatCompletionToolMessageParam,
 } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnthropicAnswer, OpenAiAnswer } from '../../src/protocols/batch/render.js';
+import type { AnthropicAnswer } from '../../src/protocols/anthropic.js';
+import type { OpenAiAnswer } from '../../src/protocols/openai.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { slowRead, slowWrite } from './batch-tools.js';
@@ -227,7 +228,7 @@ describe('POST /v1/sessions/{id}/calls', () => {
   });
 
   it.each([
-    [{}, /needs one of "calls", "tool_calls" \(OpenAI\) or "content" \(Anthropic\)/],
+    [{}, /needs one of "calls", "tool_calls" \(OpenAI\), "content" \(Anthropic\) or "parts" \(Gemini\)/],
     [{ calls: [], tool_calls: [] }, /only one format/],
     [{ toString: 1 }, /needs one of/],
     [{ calls: [] }, /no tool calls/],

@@ -5,7 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { sessionForRequest } from '../../http/auth.js';
-import { clientGone, pendingBody } from '../../http/call-response.js';
+import { clientGone } from '../../http/call-response.js';
+import { pendingEnvelope, storedEnvelope } from '../../lib/envelope.js';
 import { commonErrors, errorRef, SessionIdParams } from '../../http/schemas.js';
 import type { ApprovalRecord } from './store.js';
 
@@ -142,13 +143,9 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
         const status = record.status === 'approved' ? 'running' : 'pending_approval';
         return reply
           .code(202)
-          .send(pendingBody(record.callId, status, new Date(record.expiresAt).toISOString()));
+          .send(pendingEnvelope(record.callId, status, new Date(record.expiresAt).toISOString()));
       }
-      // A stored failure is answered in the envelope of this request (its requestId), like any error.
-      const body = record.result.body;
-      const failure =
-        typeof body === 'object' && body !== null && (body as { success?: unknown }).success === false;
-      return reply.code(record.result.status).send(failure ? { ...body, requestId: request.id } : body);
+      return reply.code(record.result.status).send(storedEnvelope(record.result.body, request.id));
     },
   );
 }

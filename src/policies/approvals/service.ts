@@ -1,6 +1,7 @@
 // The operator's side of approvals: approve (the parked call re-enters the pipeline through `run`, given by
 // createServices, and its answer is stored), deny, expire; and waiting for a parked call's result (long-poll).
 import { toolgateError, type ErrorBody } from '../../lib/errors.js';
+import { failureEnvelope } from '../../lib/envelope.js';
 import type { ToolLogger } from '../../lib/logger.js';
 import type { CallRequest, CallerKind, EntryPoint } from '../../contract/call.js';
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';
@@ -9,7 +10,7 @@ import type { SessionStore } from '../../store/sessions.js';
 
 const failure = (callId: string, status: number, error: ErrorBody): ApprovalResult => ({
   status,
-  body: { success: false, callId, error },
+  body: failureEnvelope(error, { callId }),
 });
 
 /** Runs an approved call through the pipeline and answers with its envelope, as a value to store. */

@@ -3,7 +3,7 @@
 // outputSchema describes), and isError for failures. The SDK server and the endpoint's fast path both
 // call runToolCall, so the two answer alike.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { outcomeText } from '../batch/result-text.js';
+import { outcomeText } from '../result-text.js';
 import type { Pipeline } from '../../engine/pipeline.js';
 import type { CallOutcome } from '../../contract/call.js';
 import type { SessionRecord } from '../../store/sessions.js';

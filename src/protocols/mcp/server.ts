@@ -1,7 +1,9 @@
 // The MCP server one session sees: tools/list shows the tools its permissions allow, tools/call runs
 // through the shared pipeline (entry point "mcp"), so permissions, limits and audit apply as for REST;
-// the workspace's files are its resources (see resources.ts).
+// the workspace's files are its resources (see resources.ts). handleMcpRequest answers one POST of the
+// Streamable HTTP transport (stateless, JSON responses) with a fresh server and transport.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
   ListResourcesRequestSchema,
@@ -64,4 +66,33 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
     readResource(deps.services, session, request.params.uri),
   );
   return server;
+}
+
+/** What the transport answered, read in full before the transport closes. */
+export interface McpHttpAnswer {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+/** One POST to the endpoint (any JSON-RPC message or batch), answered as the SDK's transport does. */
+export async function handleMcpRequest(
+  deps: McpDeps,
+  session: SessionRecord,
+  request: Request,
+  parsedBody: unknown,
+): Promise<McpHttpAnswer> {
+  const server = createMcpServer(deps, session);
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody });
+    return { status: response.status, headers: response.headers, body: await response.text() };
+  } finally {
+    await transport.close();
+    await server.close();
+  }
 }

@@ -1,6 +1,6 @@
 // The text a model reads for one call's outcome: the tool's own rendering, or an error it can act on
 // (code, message, suggestion). Shared by the batch answers and the MCP endpoint.
-import type { CallOutcome } from '../../contract/call.js';
+import type { CallOutcome } from '../contract/call.js';
 
 export function outcomeText(outcome: CallOutcome): string {
   if (outcome.ok) {
