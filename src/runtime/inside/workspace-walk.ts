@@ -1,14 +1,106 @@
-// Walks a workspace directory for source files, inside the runtime: skips heavy folders (node_modules,
-// .git, build output), honours .gitignore files at every level, never follows symlinks, leaves out
-// FIFOs, sockets and devices, stops when the signal fires.
-import { lstatSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+// THE workspace walker (docs/search.md), behind list_directory, glob, the JavaScript grep engine, the
+// code index, project analysis and packing a directory for undo. Never follows a symlink (it is yielded
+// as one); FIFOs, sockets and devices come as "other"; .git and the caller's heavy folders are yielded
+// but not entered; with `gitignore`, .gitignore'd entries (../../search/gitignore.ts) are left out.
+// Names come in code-unit order, depth-first (a directory's entries, then its subdirectories) or
+// breadth-first (level by level, so a cap keeps the top of the tree).
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
-import ignore from 'ignore';
-import { toolgateError } from '../../lib/errors.js';
-import { DEFAULT_IGNORED_DIRS } from '../ops/walk.js';
+import { fromFsError, toolgateError } from '../../lib/errors.js';
+import { DEFAULT_IGNORED_DIRS } from '../../search/ignored-dirs.js';
+import { byName } from '../../search/order.js';
+import type { ListedType } from '../ops/walk.js';
+import { gitignoreAt } from './gitignore.js';
 
-type Ignore = ReturnType<typeof ignore>;
-const HEAVY_DIRS = new Set(DEFAULT_IGNORED_DIRS);
+export interface WalkEntry {
+  /** Workspace-relative POSIX path. */
+  readonly path: string;
+  /** Relative to the walked directory. */
+  readonly inWalk: string;
+  readonly absolute: string;
+  readonly name: string;
+  readonly type: ListedType;
+  /** 1 for the walked directory's own entries. */
+  readonly depth: number;
+}
+
+export interface WalkOptions {
+  /** Workspace root (real path) and the directory to walk inside it. */
+  readonly root: string;
+  readonly dir: string;
+  readonly signal: AbortSignal;
+  /** Leave out .gitignore'd entries (the walked directory and its parents are not judged). */
+  readonly gitignore: boolean;
+  /** Directory names yielded but never entered. */
+  readonly skipDirs: ReadonlySet<string>;
+  /** Entries to leave out altogether (not yielded, not entered). */
+  readonly exclude?: (entry: WalkEntry) => boolean;
+  /** Levels to enter (1: the directory's own entries only). */
+  readonly maxDepth?: number;
+  readonly breadthFirst?: boolean;
+  /** Fail on an unreadable directory instead of skipping it. */
+  readonly strict?: boolean;
+  /** The TIMEOUT message when the signal fires. */
+  readonly cancelled?: string;
+}
+
+const typeOf = (entry: Dirent): ListedType =>
+  entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : 'other';
+
+const toPosix = (p: string) => p.split(path.sep).join('/');
+
+// Directory reads are synchronous: for thousands of small calls they cost a fraction of the promise
+// versions, and the walk hands the event loop back every few milliseconds anyway.
+const YIELD_EVERY_MS = 10;
+
+export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkEntry> {
+  const { root, signal, skipDirs, exclude } = options;
+  const maxDepth = options.maxDepth ?? Infinity;
+  const policy = options.gitignore ? gitignoreAt(root) : undefined;
+  const start = toPosix(path.relative(root, options.dir));
+  const pending: { absolute: string; relative: string; depth: number }[] = [
+    { absolute: options.dir, relative: start, depth: 0 },
+  ];
+  let sliceStart = performance.now();
+  while (pending.length) {
+    if (signal.aborted) throw toolgateError('TIMEOUT', options.cancelled ?? 'The walk was cancelled');
+    if (performance.now() - sliceStart > YIELD_EVERY_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    const dir = options.breadthFirst ? pending.shift()! : pending.pop()!;
+    let children: Dirent[];
+    try {
+      children = readdirSync(dir.absolute, { withFileTypes: true });
+    } catch (err) {
+      if (options.strict) throw fromFsError(err, dir.relative || '.');
+      continue;
+    }
+    if (policy && !children.some((child) => child.name === '.gitignore')) policy.noRulesIn(dir.relative);
+    children.sort((a, b) => byName(a.name, b.name));
+    const subdirs: typeof pending = [];
+    for (const child of children) {
+      const relative = dir.relative ? `${dir.relative}/${child.name}` : child.name;
+      const type = typeOf(child);
+      const entry: WalkEntry = {
+        path: relative,
+        inWalk: start ? relative.slice(start.length + 1) : relative,
+        absolute: path.join(dir.absolute, child.name),
+        name: child.name,
+        type,
+        depth: dir.depth + 1,
+      };
+      if (exclude?.(entry) || policy?.matches(relative, type === 'directory')) continue;
+      yield entry;
+      if (type === 'directory' && entry.depth < maxDepth && !skipDirs.has(child.name)) {
+        subdirs.push({ absolute: entry.absolute, relative, depth: entry.depth });
+      }
+    }
+    // Depth-first: reversed onto the stack so directories are visited in name order.
+    if (options.breadthFirst) pending.push(...subdirs);
+    else for (let i = subdirs.length - 1; i >= 0; i--) pending.push(subdirs[i]);
+  }
+}
 
 export interface WalkedFile {
   /** Workspace-relative POSIX path. */
@@ -17,108 +109,27 @@ export interface WalkedFile {
   readonly mtimeMs: number;
 }
 
-export interface WalkOptions {
-  /** Workspace root (real path) and the directory to walk inside it. */
+/** The source walk of the code index and project analysis: regular files, heavy folders and .gitignore'd entries left out. */
+export async function walkSourceFiles(options: {
   readonly root: string;
   readonly dir: string;
   readonly signal: AbortSignal;
   /** Keep only files this accepts (by workspace-relative path). */
   readonly accept: (relative: string) => boolean;
   readonly maxFiles: number;
-}
-
-export interface WalkResult {
-  files: WalkedFile[];
-  truncated: boolean;
-}
-
-interface IgnoreScope {
-  /** Directory (workspace-relative, '' for the root) the rules are relative to. */
-  readonly base: string;
-  readonly rules: Ignore;
-}
-
-function readIgnore(dirAbsolute: string, base: string): IgnoreScope | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path.join(dirAbsolute, '.gitignore'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  return { base, rules: ignore().add(text) };
-}
-
-const isIgnored = (scopes: IgnoreScope[], relative: string, isDir: boolean): boolean =>
-  scopes.some((scope) => {
-    const inScope = scope.base === '' ? relative : relative.slice(scope.base.length + 1);
-    return scope.rules.ignores(isDir ? `${inScope}/` : inScope);
-  });
-
-const toPosix = (p: string) => p.split(path.sep).join('/');
-
-// Directory reads and stats are synchronous: for thousands of small calls they cost a fraction of the
-// promise versions, and the walk hands the event loop back every few milliseconds anyway.
-const YIELD_EVERY_MS = 10;
-
-export async function walkSourceFiles(options: WalkOptions): Promise<WalkResult> {
-  const { root, signal } = options;
+}): Promise<{ files: WalkedFile[]; truncated: boolean }> {
   const files: WalkedFile[] = [];
-  let truncated = false;
-  // .gitignore files between the root and the walked directory apply too.
-  const rootScopes: IgnoreScope[] = [];
-  const relDir = toPosix(path.relative(root, options.dir));
-  const ancestors = relDir
-    ? ['', ...relDir.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'))]
-    : [''];
-  for (const ancestor of ancestors.slice(0, -1)) {
-    const scope = readIgnore(path.join(root, ancestor), ancestor);
-    if (scope) rootScopes.push(scope);
+  for await (const entry of walkWorkspace({ ...options, gitignore: true, skipDirs: HEAVY_DIRS })) {
+    if (entry.type !== 'file' || !options.accept(entry.path)) continue;
+    const stat = lstatSafe(entry.absolute);
+    if (!stat?.isFile()) continue;
+    if (files.length >= options.maxFiles) return { files, truncated: true };
+    files.push({ path: entry.path, size: stat.size, mtimeMs: stat.mtimeMs });
   }
-  let sliceStart = performance.now();
-  const pending: { dir: string; scopes: IgnoreScope[] }[] = [{ dir: options.dir, scopes: rootScopes }];
-  while (pending.length && !truncated) {
-    if (signal.aborted) throw toolgateError('TIMEOUT', 'The walk was cancelled');
-    if (performance.now() - sliceStart > YIELD_EVERY_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
-    const { dir: dirAbsolute, scopes } = pending.pop()!;
-    const base = toPosix(path.relative(root, dirAbsolute));
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(dirAbsolute, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    const own = entries.some((e) => e.name === '.gitignore') ? readIgnore(dirAbsolute, base) : undefined;
-    const active = own ? [...scopes, own] : scopes;
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: string[] = [];
-    for (const entry of entries) {
-      // Symlinks are skipped outright: following one could leave the workspace or loop.
-      if (entry.isSymbolicLink()) continue;
-      const relative = base ? `${base}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        if (!HEAVY_DIRS.has(entry.name) && !isIgnored(active, relative, true)) {
-          subdirs.push(path.join(dirAbsolute, entry.name));
-        }
-        continue;
-      }
-      if (!entry.isFile() || !options.accept(relative) || isIgnored(active, relative, false)) continue;
-      const absolute = path.join(dirAbsolute, entry.name);
-      const stat = lstatSafe(absolute);
-      if (!stat?.isFile()) continue;
-      if (files.length >= options.maxFiles) {
-        truncated = true;
-        break;
-      }
-      files.push({ path: relative, size: stat.size, mtimeMs: stat.mtimeMs });
-    }
-    // Reversed onto the stack so directories are visited in name order.
-    for (let i = subdirs.length - 1; i >= 0; i--) pending.push({ dir: subdirs[i], scopes: active });
-  }
-  return { files, truncated };
+  return { files, truncated: false };
 }
+
+const HEAVY_DIRS: ReadonlySet<string> = new Set(DEFAULT_IGNORED_DIRS);
 
 function lstatSafe(file: string) {
   try {

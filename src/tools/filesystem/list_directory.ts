@@ -2,7 +2,7 @@
 // (node_modules, .git, build output, caches, virtualenvs) and caller-given ignore globs.
 import { Type } from 'typebox';
 import { defineTool } from '../../contract/tool.js';
-import { DEFAULT_IGNORED_DIRS } from '../../runtime/ops/walk.js';
+import { DEFAULT_IGNORED_DIRS } from '../../search/ignored-dirs.js';
 
 const Input = Type.Object(
   {

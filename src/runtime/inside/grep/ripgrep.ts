@@ -27,8 +27,14 @@ const relativeHitPath = (raw: string): string => path.posix.normalize(raw.replac
 const decode = (value: RgText | undefined): string =>
   value?.text ?? (value?.bytes ? Buffer.from(value.bytes, 'base64').toString('utf8') : '');
 
-/** The rg command line for a query; exported so the benchmark runs exactly what the tool runs. */
-export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string[] {
+/**
+ * The rg command line for a query; exported so the benchmark runs exactly what the tool runs. The
+ * .gitignore policy (docs/search.md): rg reads the .gitignore files of the directories it walks itself;
+ * those of directories above the searched one (up to the workspace root, never beyond:
+ * --no-ignore-parent) come rebased to the root on stdin (`rulesAbove`), as an ignore file below every
+ * walked one in precedence, like git. No .ignore/.rgignore, global or .git/info/exclude rules.
+ */
+export function ripgrepArgs(query: GrepQuery, hasRulesAbove: boolean): string[] {
   const args = [
     // Counting: one `path NUL count` line per file (the path first even for a single file).
     ...(query.countOnly ? ['--count', '--with-filename', '--null'] : ['--json']),
@@ -42,7 +48,7 @@ export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string
     '--no-ignore-exclude',
     '--glob=!.git',
   ];
-  if (hasRootGitignore) args.push('--ignore-file', path.join(query.workspaceRoot, '.gitignore'));
+  if (hasRulesAbove) args.push('--ignore-file', '/dev/stdin');
   if (query.caseInsensitive) args.push('--ignore-case');
   else args.push('--case-sensitive');
   if (query.fixedStrings) args.push('--fixed-strings');
@@ -54,15 +60,19 @@ export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string
   return args;
 }
 
+/** `rulesAbove`: the .gitignore rules of the directories above the searched one, rebased ('' for none). */
 export async function ripgrepEngine(
   query: GrepQuery,
   rgPath: string,
-  hasRootGitignore: boolean,
+  rulesAbove: string,
 ): Promise<EngineResult> {
-  const child = spawn(rgPath, ripgrepArgs(query, hasRootGitignore), {
+  const child = spawn(rgPath, ripgrepArgs(query, rulesAbove !== ''), {
     cwd: query.workspaceRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  // rg reads its ignore file (if any) before it searches; a write error only means it exited early.
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(rulesAbove);
   const exited = new Promise<number | null>((resolve) => {
     child.once('close', (code) => resolve(code));
     child.once('error', () => resolve(null));
