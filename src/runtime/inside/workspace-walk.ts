@@ -35,6 +35,11 @@ export interface WalkOptions {
   readonly skipDirs: ReadonlySet<string>;
   /** Entries to leave out altogether (not yielded, not entered). */
   readonly exclude?: (entry: WalkEntry) => boolean;
+  /**
+   * rg-style overrides (grep's globs), judged before .gitignore: "include" keeps an entry a .gitignore
+   * would leave out, "exclude" leaves it out.
+   */
+  readonly override?: (entry: WalkEntry) => 'include' | 'exclude' | undefined;
   /** Levels to enter (1: the directory's own entries only). */
   readonly maxDepth?: number;
   readonly breadthFirst?: boolean;
@@ -90,7 +95,9 @@ export async function* walkWorkspace(options: WalkOptions): AsyncGenerator<WalkE
         type,
         depth: dir.depth + 1,
       };
-      if (exclude?.(entry) || policy?.matches(relative, type === 'directory')) continue;
+      const overridden = options.override?.(entry);
+      if (overridden === 'exclude' || exclude?.(entry)) continue;
+      if (overridden !== 'include' && policy?.matches(relative, type === 'directory')) continue;
       yield entry;
       if (type === 'directory' && entry.depth < maxDepth && !skipDirs.has(child.name)) {
         subdirs.push({ absolute: entry.absolute, relative, depth: entry.depth });

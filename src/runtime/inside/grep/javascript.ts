@@ -52,14 +52,14 @@ function wholeFileCheck(query: GrepQuery, regex: RegExp): (bytes: Buffer) => boo
 
 /** The files to search, in a stable order, on the one workspace walker (.git and .gitignore'd entries left out). */
 async function* walk(query: GrepQuery): AsyncGenerator<string> {
-  const { keep, drop } = grepGlobFilters(query.globs);
+  const { override } = grepGlobFilters(query.globs);
   for await (const entry of walkWorkspace({
     root: query.workspaceRoot,
     dir: query.searchPath,
     signal: query.signal,
     gitignore: true,
     skipDirs: VCS_DIRS,
-    exclude: ({ inWalk, type }) => drop(inWalk) || (type === 'file' && !keep(inWalk)),
+    override: ({ inWalk, type }) => override(inWalk, type === 'directory'),
     cancelled: 'The search was cancelled',
   })) {
     if (entry.type === 'file') yield entry.absolute;
