@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { BINARY_SAMPLE_BYTES, javascriptEngine } from './javascript.js';
 import { ripgrepEngine } from './ripgrep.js';
 import { gitignoreAt } from '../gitignore.js';
+import { byName } from '../../../search/order.js';
 import { countHits, type EngineResult, type GrepQuery } from './types.js';
 
 import type { EngineChoice, EngineName } from '../../ops/walk.js';
@@ -61,7 +62,7 @@ const FILES_PER_RUN = 500;
  */
 async function pagedSearch(query: GrepQuery, wanted: number): Promise<EngineResult> {
   const counted = await search({ ...query, countOnly: true }, 'ripgrep');
-  const counts = [...(counted.counts ?? [])].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const counts = [...(counted.counts ?? [])].sort((a, b) => byName(a.path, b.path));
   const files: string[] = [];
   for (let i = 0, seen = 0; i < counts.length && seen < wanted; i++) {
     files.push(counts[i].path);
