@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { applyEdit } from '../../src/edit/apply-edit.js';
 import { STRATEGIES, STRATEGY_NAMES, type StrategyName } from '../../src/edit/edit-strategies.js';
 import { isToolgateError } from '../../src/lib/errors.js';
+import { errorCodeOf as codeOf } from '../helpers/error-code.js';
 
 interface Case {
   strategy: StrategyName;
@@ -79,15 +80,6 @@ const CASES: Case[] = [
     result: 'function f() {\n  return 0;\n}\n',
   },
 ];
-
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (err) {
-    return isToolgateError(err) ? err.code : 'not a ToolgateError';
-  }
-  return undefined;
-};
 
 const strategy = (name: StrategyName) => STRATEGIES.find((s) => s.name === name)!;
 

@@ -4,6 +4,7 @@ import { applyPatch } from 'diff';
 import { describe, expect, it } from 'vitest';
 import { count, hunkFailure, parseUnifiedDiff, patchStatus } from '../../src/edit/patch.js';
 import { isToolgateError } from '../../src/lib/errors.js';
+import { errorCodeOf as codeOf } from '../helpers/error-code.js';
 
 const PATCH = [
   '--- a/src/mod.ts',
@@ -41,15 +42,8 @@ describe('patch planning', () => {
   });
 
   it('refuses text that is no patch, and a file with no name', () => {
-    const code = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (err) {
-        return isToolgateError(err) ? err.code : 'other';
-      }
-    };
-    expect(code(() => parseUnifiedDiff('just some text\n'))).toBe('PATCH_FAILED');
-    expect(code(() => patchStatus({ oldFileName: '/dev/null', newFileName: '/dev/null' }))).toBe(
+    expect(codeOf(() => parseUnifiedDiff('just some text\n'))).toBe('PATCH_FAILED');
+    expect(codeOf(() => patchStatus({ oldFileName: '/dev/null', newFileName: '/dev/null' }))).toBe(
       'PATCH_FAILED',
     );
   });
