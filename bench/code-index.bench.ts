@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { languageOf } from '../src/code/languages.js';
 // The bench sets up its trees on the host: the runtime's own walker serves to count them.
-import { walkSourceFiles } from '../src/runtime/inside/source-walk.js';
+import { walkSourceFiles } from '../src/runtime/inside/workspace-walk.js';
 import { fmt, load, startServer } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);

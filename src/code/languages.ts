@@ -1,24 +1,14 @@
-// The languages the code index understands: file extensions and the grammar (.wasm) that parses each.
+// The languages the code index understands (the ones ../search/languages.ts marks `indexed`) and the
+// grammar (.wasm) that parses each.
 import path from 'node:path';
+import { INDEXED_LANGUAGES, LANGUAGES, type IndexedLanguage } from '../search/languages.js';
 
-export const LANGUAGE_IDS = ['typescript', 'tsx', 'javascript', 'python', 'go', 'rust', 'java'] as const;
-export type LanguageId = (typeof LANGUAGE_IDS)[number];
+export const LANGUAGE_IDS = INDEXED_LANGUAGES;
+export type LanguageId = IndexedLanguage;
 
-const BY_EXTENSION: Readonly<Record<string, LanguageId>> = {
-  '.ts': 'typescript',
-  '.mts': 'typescript',
-  '.cts': 'typescript',
-  '.tsx': 'tsx',
-  '.js': 'javascript',
-  '.mjs': 'javascript',
-  '.cjs': 'javascript',
-  '.jsx': 'javascript',
-  '.py': 'python',
-  '.pyi': 'python',
-  '.go': 'go',
-  '.rs': 'rust',
-  '.java': 'java',
-};
+const BY_EXTENSION: Readonly<Record<string, LanguageId>> = Object.fromEntries(
+  LANGUAGES.flatMap(({ indexed, extensions }) => (indexed ? extensions.map((ext) => [ext, indexed]) : [])),
+);
 
 /** Extensions of the files the index parses, and endings it leaves out (for walks in the runtime). */
 export const SOURCE_FILTER = {

@@ -2,7 +2,7 @@
 // (diff's parsePatch), resolve paths, check each file is the version the session knows, apply hunks.
 // A hunk that does not fit is named, with the closest text in the file.
 import { applyPatch, type StructuredPatch } from 'diff';
-import { cleanName, count, hunkFailure } from './patch.js';
+import { cleanName, count, hunkFailure, patchStatus } from './patch.js';
 import type { EditContext } from './edit-context.js';
 import { toolgateError } from '../lib/errors.js';
 import type { PlannedWrite } from './file-commit.js';
@@ -10,7 +10,7 @@ import { checkFresh } from './file-guard.js';
 import { encodeText } from './text-file.js';
 import { loadTextFile } from './load-text-file.js';
 
-export type PatchStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+import type { PatchStatus } from './patch.js';
 
 /** A path as the runtime resolved it. */
 interface ResolvedPath {
@@ -39,16 +39,7 @@ export async function planFile(
   patch: StructuredPatch,
   expected: Record<string, string> = {},
 ): Promise<FilePlan> {
-  const oldName = cleanName(patch.oldFileName, 'a/');
-  const newName = cleanName(patch.newFileName, 'b/');
-  if (!oldName && !newName) throw toolgateError('PATCH_FAILED', 'A file in the patch has no name');
-  const status: PatchStatus = !oldName
-    ? 'added'
-    : !newName
-      ? 'deleted'
-      : oldName === newName
-        ? 'modified'
-        : 'renamed';
+  const { status, oldName, newName } = patchStatus(patch);
   const target = await ctx.workspace.resolve((newName ?? oldName)!);
   const from = status === 'renamed' ? await ctx.workspace.resolve(oldName!) : undefined;
   if (target.relative === '.' || from?.relative === '.')

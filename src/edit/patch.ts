@@ -1,5 +1,5 @@
 // Pure unified-diff handling: parsing (diff's parsePatch), file names, and the error for a hunk that
-// does not fit, with the closest text. No I/O: patch-plan.ts in src/tools/shared applies it to files.
+// does not fit, with the closest text. No I/O: patch-plan.ts applies it to files.
 import { applyPatch, parsePatch, type StructuredPatch, type StructuredPatchHunk } from 'diff';
 import { toolgateError } from '../lib/errors.js';
 import { closestRegion } from './similarity.js';
@@ -11,6 +11,27 @@ const NULL_PATH = '/dev/null';
 export function cleanName(name: string | undefined, prefix: 'a/' | 'b/'): string | null {
   if (!name || name === NULL_PATH) return null;
   return name.startsWith(prefix) ? name.slice(2) : name;
+}
+
+export type PatchStatus = 'added' | 'modified' | 'deleted' | 'renamed';
+
+/** What a file of a patch does, from its names ("/dev/null" on one side: added or deleted). */
+export function patchStatus(file: Pick<StructuredPatch, 'oldFileName' | 'newFileName'>): {
+  status: PatchStatus;
+  oldName: string | null;
+  newName: string | null;
+} {
+  const oldName = cleanName(file.oldFileName, 'a/');
+  const newName = cleanName(file.newFileName, 'b/');
+  if (!oldName && !newName) throw toolgateError('PATCH_FAILED', 'A file in the patch has no name');
+  const status: PatchStatus = !oldName
+    ? 'added'
+    : !newName
+      ? 'deleted'
+      : oldName === newName
+        ? 'modified'
+        : 'renamed';
+  return { status, oldName, newName };
 }
 
 export function parseUnifiedDiff(patch: string): StructuredPatch[] {

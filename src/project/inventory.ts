@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Workspace } from '../runtime/workspace.js';
 import type { SourceFile as WalkedFile } from '../runtime/ops/source.js';
 import { readFiles } from '../runtime/read-files.js';
+import { LANGUAGES, languageByExtension } from '../search/languages.js';
 
 /** What project analysis needs of a tool call (a tool's ProjectContext is one): the workspace, the abort signal. */
 export interface ProjectContext {
@@ -11,54 +12,13 @@ export interface ProjectContext {
   readonly signal: AbortSignal;
 }
 
-const LANGUAGE_BY_EXTENSION: Readonly<Record<string, string>> = {
-  '.ts': 'TypeScript',
-  '.tsx': 'TypeScript',
-  '.mts': 'TypeScript',
-  '.cts': 'TypeScript',
-  '.js': 'JavaScript',
-  '.jsx': 'JavaScript',
-  '.mjs': 'JavaScript',
-  '.cjs': 'JavaScript',
-  '.py': 'Python',
-  '.pyi': 'Python',
-  '.go': 'Go',
-  '.rs': 'Rust',
-  '.java': 'Java',
-  '.kt': 'Kotlin',
-  '.kts': 'Kotlin',
-  '.scala': 'Scala',
-  '.c': 'C',
-  '.h': 'C',
-  '.cc': 'C++',
-  '.cpp': 'C++',
-  '.hpp': 'C++',
-  '.cs': 'C#',
-  '.rb': 'Ruby',
-  '.php': 'PHP',
-  '.swift': 'Swift',
-  '.sh': 'Shell',
-  '.bash': 'Shell',
-  '.sql': 'SQL',
-  '.html': 'HTML',
-  '.css': 'CSS',
-  '.scss': 'CSS',
-  '.vue': 'Vue',
-  '.svelte': 'Svelte',
-  '.md': 'Markdown',
-  '.json': 'JSON',
-  '.yml': 'YAML',
-  '.yaml': 'YAML',
-  '.toml': 'TOML',
-  '.xml': 'XML',
-};
-/** Languages that are code (as opposed to docs and data) for size-by-language summaries. */
-export const DATA_LANGUAGES = new Set(['Markdown', 'JSON', 'YAML', 'TOML', 'XML']);
+/** Languages that are docs and data (as opposed to code), left out of size-by-language summaries. */
+export const DATA_LANGUAGES = new Set(LANGUAGES.filter((l) => l.data).map((l) => l.name));
 
 export const languageName = (file: string): string | undefined => {
   if (file.endsWith('.d.ts')) return undefined;
   if (path.posix.basename(file) === 'Dockerfile') return 'Dockerfile';
-  return LANGUAGE_BY_EXTENSION[path.posix.extname(file).toLowerCase()];
+  return languageByExtension(file)?.name;
 };
 
 export interface Inventory {

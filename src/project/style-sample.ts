@@ -1,6 +1,7 @@
 // Measures formatting habits in a sample of source files: indentation, line endings, final newlines,
 // quotes and semicolons (JS/TS), line length.
 import path from 'node:path';
+import { isJsOrTsExtension } from '../search/languages.js';
 
 export interface StyleCounts {
   tabs: number;
@@ -29,7 +30,6 @@ export const emptyCounts = (): StyleCounts => ({
   semicolon: { with: 0, without: 0 },
 });
 
-const JS_EXTENSIONS = new Set(['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts']);
 const COMMENT = /^\s*(\/\/|\/\*|\*|#)/;
 // Lines that cannot end a statement: they open or continue something.
 const CONTINUES = /[{([,=+\-*/&|?:<>.!]$|=>$|^\s*[}\])]|^\s*(import|export)\s*\{?\s*$|^@/;
@@ -37,7 +37,7 @@ const MAX_LINES_PER_FILE = 2000;
 
 function quoteFamily(file: string): string | undefined {
   const ext = path.posix.extname(file);
-  if (JS_EXTENSIONS.has(ext)) return 'javascript/typescript';
+  if (isJsOrTsExtension(ext)) return 'javascript/typescript';
   if (ext === '.py') return 'python';
   return undefined;
 }
@@ -50,7 +50,7 @@ export function measure(file: string, text: string, counts: StyleCounts): void {
   counts.lf += newlines - crlf;
   if (text.endsWith('\n')) counts.finalNewline++;
   const family = quoteFamily(file);
-  const isJs = JS_EXTENSIONS.has(path.posix.extname(file));
+  const isJs = isJsOrTsExtension(path.posix.extname(file));
   const quotes = family ? (counts.quotes.get(family) ?? { single: 0, double: 0 }) : undefined;
   let previousIndent = 0;
   let inBlockComment = false;

@@ -1,6 +1,7 @@
 // The pure text engines (src/text): no workspace, no runtime, just strings and bytes in and out.
 import { describe, expect, it } from 'vitest';
 import { isToolgateError } from '../../src/lib/errors.js';
+import { errorCodeOf as codeOf } from '../helpers/error-code.js';
 import { applyEdit } from '../../src/edit/apply-edit.js';
 import { editDistance } from '../../src/lib/edit-distance.js';
 import { LineWindow } from '../../src/lib/line-window.js';
@@ -9,15 +10,6 @@ import { cleanName, hunkFailure, parseUnifiedDiff } from '../../src/edit/patch.j
 import { closestRegion, similarity } from '../../src/edit/similarity.js';
 import { decodeText, encodeText } from '../../src/edit/text-file.js';
 import { cutLine, looksBinary } from '../../src/lib/text.js';
-
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-  } catch (err) {
-    return isToolgateError(err) ? err.code : 'not a ToolgateError';
-  }
-  return undefined;
-};
 
 describe('applyEdit', () => {
   it('replaces an exact match, keeping $ sequences literal', () => {

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { isToolgateError } from '../../lib/errors.js';
-import { DEFAULT_IGNORED_DIRS } from '../../runtime/ops/walk.js';
+import { DEFAULT_IGNORED_DIRS } from '../../search/ignored-dirs.js';
 import { Workspace } from '../../runtime/workspace.js';
 import type { Config } from '../../config.js';
 import type { RuntimeManager } from '../../runtime/manager.js';

@@ -4,7 +4,7 @@ import type { SourceFilter, SourceOps } from '../ops/source.js';
 import { reply, type Handlers } from './handler.js';
 import { openRegular } from './stat.js';
 import { readMany } from './read-many.js';
-import { walkSourceFiles } from './source-walk.js';
+import { walkSourceFiles } from './workspace-walk.js';
 
 const accepts = (filter: SourceFilter) => {
   const extensions = filter.extensions && new Set(filter.extensions.map((e) => e.toLowerCase()));

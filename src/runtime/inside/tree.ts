@@ -1,12 +1,13 @@
 // Packing and unpacking directories for the history (see ../ops/tree.ts). Never follows a symlink: links
 // are recorded as links; FIFOs, sockets and devices are skipped (they cannot be kept as content).
-import { promises as fs } from 'node:fs';
+import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
 import { fromFsError, toolgateError } from '../../lib/errors.js';
 import type { TreeEntry, TreeOps } from '../ops/tree.js';
 import { reply, type Handlers } from './handler.js';
 import { readRegular } from './files.js';
 import { makeDirs } from '../../lib/make-dirs.js';
+import { walkWorkspace } from './workspace-walk.js';
 
 export const treeHandlers: Handlers<TreeOps> = {
   async packTree({ path: input, maxBytes }, _payload, { paths, signal }) {
@@ -14,26 +15,38 @@ export const treeHandlers: Handlers<TreeOps> = {
     const entries: TreeEntry[] = [];
     const chunks: Buffer[] = [];
     let bytes = 0;
-    const visit = async (absolute: string, relative: string): Promise<void> => {
-      if (signal.aborted) throw toolgateError('TIMEOUT', 'Packing was cancelled');
-      const stat = await fs.lstat(absolute);
+    const add = async (absolute: string, relative: string, stat: Stats): Promise<void> => {
       const mode = stat.mode & 0o7777;
       if (stat.isSymbolicLink())
         entries.push({ path: relative, type: 'symlink', mode, linkTarget: await fs.readlink(absolute) });
-      else if (stat.isDirectory()) {
-        entries.push({ path: relative, type: 'directory', mode });
-        for (const name of (await fs.readdir(absolute)).sort()) {
-          await visit(path.join(absolute, name), relative === '' ? name : `${relative}/${name}`);
-        }
-      } else if (stat.isFile()) {
+      else if (stat.isDirectory()) entries.push({ path: relative, type: 'directory', mode });
+      else if (stat.isFile()) {
         const file = await readRegular(absolute, relative, maxBytes - bytes);
         bytes += file.bytes.length;
         chunks.push(file.bytes);
         entries.push({ path: relative, type: 'file', mode, size: file.bytes.length });
       }
     };
+    // The directory, then everything under it through the one walker (nothing skipped or ignored; a
+    // directory always comes before its entries, which is all unpacking needs).
+    const visit = async (): Promise<void> => {
+      const stat = await fs.lstat(root.absolute);
+      await add(root.absolute, '', stat);
+      if (!stat.isDirectory()) return;
+      for await (const entry of walkWorkspace({
+        root: paths.root,
+        dir: root.absolute,
+        signal,
+        gitignore: false,
+        skipDirs: new Set(),
+        strict: true,
+        cancelled: 'Packing was cancelled',
+      })) {
+        await add(entry.absolute, entry.inWalk, await fs.lstat(entry.absolute));
+      }
+    };
     try {
-      await visit(root.absolute, '');
+      await visit();
     } catch (err) {
       if (err instanceof Error && err.name === 'ToolgateError') {
         if ((err as { code?: string }).code === 'FILE_TOO_LARGE') {

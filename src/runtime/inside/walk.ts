@@ -1,18 +1,17 @@
-// The walks behind list_directory, glob, grep and file_info, inside the runtime. Symlinks are never
-// followed; FIFOs, sockets and devices are listed as "other" and never opened.
+// The walks behind list_directory, glob, grep and file_info, inside the runtime, on the one workspace
+// walker (workspace-walk.ts). Symlinks are never followed; FIFOs, sockets and devices are listed as
+// "other" and never opened.
 import { createHash } from 'node:crypto';
-import { constants, promises as fs, type Dirent } from 'node:fs';
-import path from 'node:path';
+import { constants, promises as fs } from 'node:fs';
 import picomatch from 'picomatch';
 import { fromFsError, toolgateError } from '../../lib/errors.js';
-import type { FileScan, ListedEntry, ListedType, WalkOps } from '../ops/walk.js';
-import { GitignoreFilter } from './gitignore.js';
+import type { FileScan, ListedEntry, WalkOps } from '../ops/walk.js';
+import { globPattern } from '../../search/globs.js';
+import { VCS_DIRS } from '../../search/ignored-dirs.js';
+import { walkWorkspace } from './workspace-walk.js';
 import { ripgrepAvailable, runGrep } from './grep/select.js';
 import { reply, type Handlers } from './handler.js';
 import { looksBinary } from '../../lib/text.js';
-
-const typeOf = (entry: Dirent): ListedType =>
-  entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : 'other';
 
 const directoryStat = async (absolute: string, relative: string) => {
   const stat = await fs.stat(absolute).catch((err) => {
@@ -60,37 +59,30 @@ export const walkHandlers: Handlers<WalkOps> = {
     const root = await paths.resolve(input);
     await directoryStat(root.absolute, root.relative);
     const ignored = ignore.length ? picomatch(ignore, { dot: true }) : () => false;
-    const heavyNames = new Set(heavy);
     const entries: ListedEntry[] = [];
     const skipped: string[] = [];
     let truncated = false;
+    const heavyNames = new Set(heavy);
     // Breadth-first so a cap keeps the top of the tree rather than one deep branch.
-    let level: string[] = [root.absolute];
-    for (let d = 1; d <= depth && level.length && !truncated; d++) {
-      const nextLevel: string[] = [];
-      for (const dir of level) {
-        if (signal.aborted) throw toolgateError('TIMEOUT', 'The listing was cancelled');
-        const children = await fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
-        children.sort((a, b) => a.name.localeCompare(b.name));
-        for (const child of children) {
-          const full = path.join(dir, child.name);
-          const relative = paths.toRelative(full);
-          if (ignored(relative) || ignored(child.name)) continue;
-          if (entries.length >= max) {
-            truncated = true;
-            break;
-          }
-          const type = typeOf(child);
-          const size = type === 'file' ? (await fs.lstat(full).catch(() => ({ size: 0 }))).size : 0;
-          entries.push({ path: relative, type, size });
-          if (type === 'directory') {
-            if (heavyNames.has(child.name)) skipped.push(relative);
-            else nextLevel.push(full);
-          }
-        }
-        if (truncated) break;
+    for await (const entry of walkWorkspace({
+      root: paths.root,
+      dir: root.absolute,
+      signal,
+      gitignore: false,
+      skipDirs: heavyNames,
+      exclude: ({ path: relative, name }) => ignored(relative) || ignored(name),
+      maxDepth: depth,
+      breadthFirst: true,
+      cancelled: 'The listing was cancelled',
+    })) {
+      if (entries.length >= max) {
+        truncated = true;
+        break;
       }
-      level = nextLevel;
+      const size =
+        entry.type === 'file' ? (await fs.lstat(entry.absolute).catch(() => ({ size: 0 }))).size : 0;
+      entries.push({ path: entry.path, type: entry.type, size });
+      if (entry.type === 'directory' && heavyNames.has(entry.name)) skipped.push(entry.path);
     }
     return reply({ relative: root.relative, entries, truncated, skipped });
   },
@@ -98,34 +90,25 @@ export const walkHandlers: Handlers<WalkOps> = {
   async glob({ path: input, pattern, includeIgnored }, _payload, { paths, signal }) {
     const dir = await paths.resolve(input);
     await directoryStat(dir.absolute, dir.relative);
-    // Loaded on first use: most runtimes never glob, and start faster without it.
-    const fg = (await import('fast-glob')).default;
-    const entries = await fg(pattern, {
-      cwd: dir.absolute,
-      dot: true,
-      onlyFiles: true,
-      followSymbolicLinks: false,
-      baseNameMatch: true,
-      objectMode: true,
-      stats: true,
-      suppressErrors: true,
-      ignore: ['**/.git/**'],
-    });
-    if (signal.aborted) throw toolgateError('TIMEOUT', 'The search was cancelled');
-    const gitignore = includeIgnored ? undefined : new GitignoreFilter(paths.root, dir.absolute);
+    const { matches, mayEnter } = globPattern(pattern);
     const found: { path: string; mtimeMs: number }[] = [];
-    for (const entry of entries) {
-      const absolute = path.join(dir.absolute, entry.path);
-      if (gitignore?.ignoredFile(absolute)) continue;
-      let mtimeMs = entry.stats?.mtimeMs ?? 0;
-      if (entry.dirent.isSymbolicLink()) {
-        const real = await fs.realpath(absolute).catch(() => undefined);
-        if (!real || !paths.contains(real)) continue;
-        const target = await fs.stat(real).catch(() => undefined);
-        if (!target?.isFile()) continue;
-        mtimeMs = target.mtimeMs;
+    for await (const entry of walkWorkspace({
+      root: paths.root,
+      dir: dir.absolute,
+      signal,
+      gitignore: !includeIgnored,
+      skipDirs: VCS_DIRS,
+      exclude: ({ inWalk, type }) => type === 'directory' && !mayEnter(inWalk),
+      cancelled: 'The search was cancelled',
+    })) {
+      if ((entry.type !== 'file' && entry.type !== 'symlink') || !matches(entry.inWalk)) continue;
+      let stat = await fs.lstat(entry.absolute).catch(() => undefined);
+      if (entry.type === 'symlink') {
+        const real = await fs.realpath(entry.absolute).catch(() => undefined);
+        stat = real && paths.contains(real) ? await fs.stat(real).catch(() => undefined) : undefined;
       }
-      found.push({ path: paths.toRelative(absolute), mtimeMs });
+      if (!stat?.isFile()) continue;
+      found.push({ path: entry.path, mtimeMs: stat.mtimeMs });
     }
     return reply({ relative: dir.relative, found });
   },

@@ -1,33 +1,6 @@
 // Walks of the workspace, run inside the runtime: list_directory, glob, grep (ripgrep too) and
 // file_info's scan. Each is one operation, so a walk costs one round trip, not one per entry.
 
-/**
- * Heavy folders (dependencies, VCS data, build output, caches, virtualenvs): list_directory shows them
- * without entering them, and the source walks of the code and project tools skip them.
- */
-export const DEFAULT_IGNORED_DIRS: readonly string[] = [
-  'node_modules',
-  '.git',
-  '.hg',
-  '.svn',
-  'dist',
-  'build',
-  'coverage',
-  '.cache',
-  '.next',
-  '.nuxt',
-  '.turbo',
-  '__pycache__',
-  '.pytest_cache',
-  '.mypy_cache',
-  '.venv',
-  'venv',
-  '.tox',
-  'target',
-  '.gradle',
-  '.idea',
-];
-
 export type ListedType = 'file' | 'directory' | 'symlink' | 'other';
 
 export interface ListedEntry {

@@ -1,8 +1,10 @@
-// glob: find files by name pattern (fast-glob), newest first, respecting .gitignore, never following
-// symlinks: a symlinked directory is not entered and a symlink pointing outside the workspace is left out.
+// glob: find files by name pattern (picomatch, on the one workspace walker), newest first, respecting
+// .gitignore (docs/search.md), never following symlinks: a symlinked directory is not entered and a
+// symlink pointing outside the workspace is left out.
 import { Type } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool } from '../../contract/tool.js';
+import { byName } from '../../search/order.js';
 
 const Input = Type.Object(
   {
@@ -54,12 +56,12 @@ export default defineTool({
         suggestion: 'Use the path argument to choose the directory, and a pattern relative to it.',
       });
     }
-    // fast-glob and the .gitignore filter run in the session runtime; ordering and paging happen here.
+    // The walk, the match and the .gitignore policy run in the session runtime; ordering and paging here.
     const { relative, found } = (
       await ctx.workspace.call('glob', { path: input.path, pattern, includeIgnored: input.include_ignored })
     ).result;
     const dir = { relative };
-    found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+    found.sort((a, b) => b.mtimeMs - a.mtimeMs || byName(a.path, b.path));
     // Bounded by the output cap as well as by limit: a page stops early rather than growing past it.
     const files: string[] = [];
     let bytes = 0;

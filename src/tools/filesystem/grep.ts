@@ -5,6 +5,7 @@ import { defineTool } from '../../contract/tool.js';
 import type { ToolContext } from '../../contract/context.js';
 import type { GrepCount, GrepHit } from '../../runtime/ops/walk.js';
 import { cutLine } from '../../lib/text.js';
+import { byName, byPathThenLine } from '../../search/order.js';
 
 const Input = Type.Object(
   {
@@ -81,8 +82,6 @@ const Output = Type.Object({
 
 type Data = Static<typeof Output>;
 
-const compare = (a: GrepHit, b: GrepHit) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line);
-
 function page<T>(items: T[], offset: number, limit: number, sizeOf: (item: T) => number, maxBytes: number) {
   const out: T[] = [];
   let bytes = 0;
@@ -122,7 +121,7 @@ function countsData(
   engine: Data['engine'],
 ): Data {
   // Sorted by path like the hits of content mode, so every mode lists files in the same order.
-  const all = [...counts].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const all = [...counts].sort((a, b) => byName(a.path, b.path));
   const base = summary(
     input,
     all.reduce((sum, entry) => sum + entry.count, 0),
@@ -187,7 +186,7 @@ export default defineTool({
     });
     if (counting) return countsData(input, ctx, result.counts ?? [], result.capped, result.engine);
 
-    const hits = [...result.hits].sort(compare);
+    const hits = [...result.hits].sort(byPathThenLine);
     // With ripgrep the runtime sends hits for the page only, and the per-file counts of every match.
     const total = result.counts
       ? result.counts.reduce((sum, entry) => sum + entry.count, 0)

@@ -2,7 +2,8 @@
 // (node_modules, .git, build output, caches, virtualenvs) and caller-given ignore globs.
 import { Type } from 'typebox';
 import { defineTool } from '../../contract/tool.js';
-import { DEFAULT_IGNORED_DIRS } from '../../runtime/ops/walk.js';
+import { DEFAULT_IGNORED_DIRS } from '../../search/ignored-dirs.js';
+import { comparePaths } from '../../search/order.js';
 
 const Input = Type.Object(
   {
@@ -39,15 +40,6 @@ const Output = Type.Object({
   skipped: Type.Array(Type.String()),
 });
 
-function comparePaths(a: string, b: string): number {
-  const left = a.split('/');
-  const right = b.split('/');
-  for (let i = 0; i < Math.min(left.length, right.length); i++) {
-    if (left[i] !== right[i]) return left[i] < right[i] ? -1 : 1;
-  }
-  return left.length - right.length;
-}
-
 export default defineTool({
   name: 'list_directory',
   category: 'filesystem',
@@ -73,7 +65,6 @@ export default defineTool({
     ).result;
     const { entries, truncated, skipped } = listing;
     const root = { relative: listing.relative };
-    // Segment by segment, so a directory's children follow it directly (the tree render relies on it).
     entries.sort((a, b) => comparePaths(a.path, b.path));
     return { path: root.relative, entries, truncated, skipped };
   },

@@ -1,12 +1,14 @@
 // The JavaScript engine, used when ripgrep is not installed: walks the tree like rg (hidden files
-// included, .git and .gitignore'd entries skipped, symlinks never followed, binary files skipped) and
+// included, .git and .gitignore'd entries skipped by the one .gitignore policy, symlinks never
+// followed, binary files skipped) and
 // streams each file line by line, with rg's context semantics. Multiline searches read whole files.
-import { createReadStream, promises as fs, readFileSync, type Dirent } from 'node:fs';
+import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import picomatch from 'picomatch';
 import { toolgateError } from '../../../lib/errors.js';
-import { GitignoreFilter } from '../gitignore.js';
+import { grepGlobFilters } from '../../../search/globs.js';
+import { VCS_DIRS } from '../../../search/ignored-dirs.js';
+import { walkWorkspace } from '../workspace-walk.js';
 
 /** ripgrep's first read buffer: a NUL byte in it makes the file binary and skipped. */
 export const BINARY_SAMPLE_BYTES = 64 * 1024;
@@ -48,40 +50,19 @@ function wholeFileCheck(query: GrepQuery, regex: RegExp): (bytes: Buffer) => boo
   return (bytes) => anchored.test(bytes.toString('utf8'));
 }
 
-type Matcher = (relative: string) => boolean;
-
-function globFilters(globs: string[]): { keep: Matcher; drop: Matcher } {
-  const positive = globs.filter((g) => !g.startsWith('!'));
-  const negative = globs.filter((g) => g.startsWith('!')).map((g) => g.slice(1));
-  const options = { dot: true, basename: true };
-  return {
-    keep: positive.length ? picomatch(positive, options) : () => true,
-    drop: negative.length ? picomatch(negative, options) : () => false,
-  };
-}
-
-/** The files to search, in a stable order; symlinks are skipped, like rg without --follow. */
-async function* walk(query: GrepQuery, gitignore: GitignoreFilter): AsyncGenerator<string> {
-  const { keep, drop } = globFilters(query.globs);
-  const stack = [query.searchPath];
-  while (stack.length) {
-    const dir = stack.pop()!;
-    if (query.signal.aborted) throw query.signal.reason;
-    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => [] as Dirent[]);
-    entries.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
-    const files: string[] = [];
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      const relative = path.relative(query.searchPath, full).split(path.sep).join('/');
-      if (entry.isDirectory()) {
-        if (entry.name === '.git' || drop(relative) || gitignore.ignoredEntry(full, true)) continue;
-        stack.push(full);
-      } else if (entry.isFile()) {
-        if (drop(relative) || !keep(relative) || gitignore.ignoredEntry(full, false)) continue;
-        files.push(full);
-      }
-    }
-    yield* files.reverse();
+/** The files to search, in a stable order, on the one workspace walker (.git and .gitignore'd entries left out). */
+async function* walk(query: GrepQuery): AsyncGenerator<string> {
+  const { override } = grepGlobFilters(query.globs);
+  for await (const entry of walkWorkspace({
+    root: query.workspaceRoot,
+    dir: query.searchPath,
+    signal: query.signal,
+    gitignore: true,
+    skipDirs: VCS_DIRS,
+    override: ({ inWalk, type }) => override(inWalk, type === 'directory'),
+    cancelled: 'The search was cancelled',
+  })) {
+    if (entry.type === 'file') yield entry.absolute;
   }
 }
 
@@ -204,11 +185,7 @@ export async function javascriptEngine(query: GrepQuery): Promise<EngineResult> 
   const prefilter = query.multiline ? undefined : wholeFileCheck(query, regex);
   const hits: GrepHit[] = [];
   const stat = await fs.stat(query.searchPath);
-  const gitignore = new GitignoreFilter(
-    query.workspaceRoot,
-    stat.isDirectory() ? query.searchPath : path.dirname(query.searchPath),
-  );
-  const files = stat.isDirectory() ? walk(query, gitignore) : [query.searchPath];
+  const files = stat.isDirectory() ? walk(query) : [query.searchPath];
   // Small files are I/O bound: keep several in flight. Hits are sorted by the caller, so their
   // interleaving does not matter. Tasks never reject; the first failure is rethrown after the rest.
   const inFlight = new Set<Promise<void>>();

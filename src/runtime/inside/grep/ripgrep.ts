@@ -2,6 +2,8 @@
 // symlinks, and parses its event stream. rg runs inside the session runtime's sandbox like everything
 // else that reads the workspace. Plain child_process: the runtime starts faster without execa.
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { toolgateError } from '../../../lib/errors.js';
@@ -27,8 +29,14 @@ const relativeHitPath = (raw: string): string => path.posix.normalize(raw.replac
 const decode = (value: RgText | undefined): string =>
   value?.text ?? (value?.bytes ? Buffer.from(value.bytes, 'base64').toString('utf8') : '');
 
-/** The rg command line for a query; exported so the benchmark runs exactly what the tool runs. */
-export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string[] {
+/**
+ * The rg command line for a query; exported so the benchmark runs exactly what the tool runs. The
+ * .gitignore policy (docs/search.md): rg reads the .gitignore files of the directories it walks itself;
+ * those of directories above the searched one (up to the workspace root, never beyond:
+ * --no-ignore-parent) come rebased to the root in `rulesFile` (an --ignore-file: below every walked
+ * .gitignore in precedence, like git). No .ignore/.rgignore, global or .git/info/exclude rules.
+ */
+export function ripgrepArgs(query: GrepQuery, rulesFile?: string | false): string[] {
   const args = [
     // Counting: one `path NUL count` line per file (the path first even for a single file).
     ...(query.countOnly ? ['--count', '--with-filename', '--null'] : ['--json']),
@@ -42,7 +50,7 @@ export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string
     '--no-ignore-exclude',
     '--glob=!.git',
   ];
-  if (hasRootGitignore) args.push('--ignore-file', path.join(query.workspaceRoot, '.gitignore'));
+  if (rulesFile) args.push('--ignore-file', rulesFile);
   if (query.caseInsensitive) args.push('--ignore-case');
   else args.push('--case-sensitive');
   if (query.fixedStrings) args.push('--fixed-strings');
@@ -54,12 +62,28 @@ export function ripgrepArgs(query: GrepQuery, hasRootGitignore: boolean): string
   return args;
 }
 
+/**
+ * `rulesAbove`: the .gitignore rules of the directories above the searched one, rebased ('' for none).
+ * They go through a private temporary file: rg cannot read an ignore file from node's stdin (a socket).
+ */
 export async function ripgrepEngine(
   query: GrepQuery,
   rgPath: string,
-  hasRootGitignore: boolean,
+  rulesAbove: string,
 ): Promise<EngineResult> {
-  const child = spawn(rgPath, ripgrepArgs(query, hasRootGitignore), {
+  if (!rulesAbove) return runRipgrep(query, rgPath);
+  const dir = await mkdtemp(path.join(tmpdir(), 'toolgate-rg-'));
+  try {
+    const file = path.join(dir, 'ignore');
+    await writeFile(file, rulesAbove, { mode: 0o600 });
+    return await runRipgrep(query, rgPath, file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function runRipgrep(query: GrepQuery, rgPath: string, rulesFile?: string): Promise<EngineResult> {
+  const child = spawn(rgPath, ripgrepArgs(query, rulesFile), {
     cwd: query.workspaceRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { BINARY_SAMPLE_BYTES, javascriptEngine } from './javascript.js';
 import { ripgrepEngine } from './ripgrep.js';
+import { gitignoreAt } from '../gitignore.js';
+import { byName } from '../../../search/order.js';
 import { countHits, type EngineResult, type GrepQuery } from './types.js';
 
 import type { EngineChoice, EngineName } from '../../ops/walk.js';
@@ -60,7 +62,7 @@ const FILES_PER_RUN = 500;
  */
 async function pagedSearch(query: GrepQuery, wanted: number): Promise<EngineResult> {
   const counted = await search({ ...query, countOnly: true }, 'ripgrep');
-  const counts = [...(counted.counts ?? [])].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const counts = [...(counted.counts ?? [])].sort((a, b) => byName(a.path, b.path));
   const files: string[] = [];
   for (let i = 0, seen = 0; i < counts.length && seen < wanted; i++) {
     files.push(counts[i].path);
@@ -78,14 +80,16 @@ async function pagedSearch(query: GrepQuery, wanted: number): Promise<EngineResu
 
 async function search(query: GrepQuery, engine: EngineName): Promise<EngineResult> {
   if (engine === 'javascript') return javascriptEngine(query);
-  if (query.files) return ripgrepEngine(query, 'rg', await hasRootGitignore(query));
+  // Files named outright are searched whatever the .gitignore files say, by rg as by the walk.
+  if (query.files) return ripgrepEngine(query, 'rg', '');
   // rg searches a binary file it is pointed at directly; skip it as a directory walk would.
   if (await isBinaryFile(query.searchPath)) return { hits: [], capped: false };
-  return ripgrepEngine(query, 'rg', await hasRootGitignore(query));
+  return ripgrepEngine(query, 'rg', await rulesAbove(query));
 }
 
-const hasRootGitignore = (query: GrepQuery): Promise<boolean> =>
-  fs
-    .access(path.join(query.workspaceRoot, '.gitignore'))
-    .then(() => true)
-    .catch(() => false);
+/** The .gitignore rules of the directories above a searched directory, rebased to the root, for rg. */
+async function rulesAbove(query: GrepQuery): Promise<string> {
+  if (!(await fs.stat(query.searchPath)).isDirectory()) return '';
+  const from = path.relative(query.workspaceRoot, query.searchPath).split(path.sep).join('/');
+  return gitignoreAt(query.workspaceRoot).rulesAbove(from);
+}
