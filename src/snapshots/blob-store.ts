@@ -42,6 +42,11 @@ export class BlobStore {
     return path.join(this.dir, 'manifests', `${id}.json.gz`);
   }
 
+  /** Where a blob lives (immutable; for hard links into a fork's lower tree, see sandbox/overlay-workspaces.ts). */
+  pathOf(sha: string): string {
+    return this.blobPath(sha);
+  }
+
   async has(sha: string): Promise<boolean> {
     return fs.access(this.blobPath(sha)).then(
       () => true,

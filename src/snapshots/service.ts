@@ -18,6 +18,12 @@ import { blobsOf, contentBytes, EMPTY_MANIFEST, type Manifest, type ManifestEntr
 import { takeSnapshot, type SnapshotLimits } from './take.js';
 
 const START = 'start';
+
+/** Makes a fork's workspace a copy-on-write view of the snapshot `entries` (see sandbox/overlay-workspaces.ts). */
+export type ForkOverlay = (
+  entries: readonly ManifestEntry[],
+  blobPath: (sha: string) => string,
+) => Promise<void>;
 const HEAD = 'head';
 
 export interface ChangeSet {
@@ -182,8 +188,10 @@ export class SnapshotService {
 
   /**
    * A new session's workspace as a copy of this one's now: a snapshot of the parent (cheap when little
-   * changed since its last), its blobs shared with the child's store by hard link, and the files written
-   * into the child's workspace by the child's runtime. The copy is the child's start. With
+   * changed since its last), its blobs shared with the child's store by hard link. Then either the files
+   * are written into the child's workspace by the child's runtime (`full`), or `overlay` makes the
+   * child's workspace a copy-on-write view of that snapshot (nothing written; the child's start then
+   * has no stat keys, so its first snapshot reads every file once). The copy is the child's start. With
    * `withCheckpoints`, the parent's checkpoints are the child's too.
    */
   async fork(
@@ -191,14 +199,14 @@ export class SnapshotService {
     parent: Workspace,
     childId: string,
     child: Workspace,
-    withCheckpoints: boolean,
+    options: { withCheckpoints: boolean; overlay?: ForkOverlay },
   ): Promise<{ files: number; bytes: number }> {
     const parentStore = this.store(parentId);
     const childStore = this.store(childId);
     const { manifest, checkpoints } = await this.exclusive(parentId, async () => {
       const taken = await this.snapshotNow(parentId, parent);
       const copied: { checkpoint: Checkpoint; manifest: Manifest }[] = [];
-      if (withCheckpoints) {
+      if (options.withCheckpoints) {
         for (const checkpoint of this.checkpoints.list(parentId)) {
           const kept = await parentStore.readManifest(checkpoint.id);
           if (kept) copied.push({ checkpoint, manifest: kept });
@@ -210,11 +218,18 @@ export class SnapshotService {
       return { manifest: taken.manifest, checkpoints: copied };
     });
     await this.exclusive(childId, async () => {
-      const applied = await applySnapshot(child, childStore, manifest, undefined, this.limits, {
-        quiescent: true,
-      });
-      await childStore.writeManifest(START, applied.manifest);
-      await childStore.writeManifest(HEAD, applied.manifest);
+      let start: Manifest;
+      if (options.overlay) {
+        await options.overlay(manifest.entries, (sha) => childStore.pathOf(sha));
+        start = { takenAt: Date.now(), entries: manifest.entries.map(({ key: _key, ...entry }) => entry) };
+      } else {
+        const applied = await applySnapshot(child, childStore, manifest, undefined, this.limits, {
+          quiescent: true,
+        });
+        start = applied.manifest;
+      }
+      await childStore.writeManifest(START, start);
+      await childStore.writeManifest(HEAD, start);
       for (const { checkpoint, manifest: kept } of checkpoints) {
         await childStore.writeManifest(checkpoint.id, kept);
         this.checkpoints.add(childId, { ...checkpoint, createdAt: Date.parse(checkpoint.createdAt) });
