@@ -256,13 +256,18 @@ export class OverlayWorkspaces {
 
   /**
    * Removes the session's upper and work dirs and its use of the lower trees (the last user removes a
-   * tree, and blob inodes nothing else holds). Call only when its runtime, and so the mount, is gone.
+   * tree), then the blob inodes nothing else holds any more. Called for every deleted session (its
+   * snapshot store may have been the last other holder of a blob inode), only when its runtime, and so
+   * the mount, is gone.
    */
   async remove(sessionId: string): Promise<void> {
     const dir = this.sessionDir(sessionId);
     const lowers = this.layersOf(sessionId);
     await fs.rm(dir, { recursive: true, force: true });
-    if (lowers.length > 0) await this.serial.run(() => this.release(sessionId, lowers));
+    await this.serial.run(async () => {
+      if (lowers.length > 0) await this.release(sessionId, lowers);
+      await this.collectBlobs();
+    });
   }
 
   private layersOf(sessionId: string): string[] {
@@ -277,17 +282,14 @@ export class OverlayWorkspaces {
   }
 
   private async release(sessionId: string, trees: string[]): Promise<void> {
-    let removed = false;
     for (const tree of trees) {
       const treeDir = path.join(this.dir, 'trees', tree);
       await fs.rm(path.join(treeDir, 'users', sessionId), { force: true });
       const users = await fs.readdir(path.join(treeDir, 'users')).catch(() => []);
       if (users.length === 0) {
         await fs.rm(treeDir, { recursive: true, force: true });
-        removed = true;
       }
     }
-    if (removed) await this.collectBlobs();
   }
 
   /** Blob inodes that only this directory still links to: no tree and no snapshot store holds them. */
