@@ -307,7 +307,10 @@ export class OverlayWorkspaces {
     await Promise.all(Array.from({ length: 8 }, lane));
   }
 
-  /** Overlay dirs of sessions that no longer exist (a crash between delete steps): removed at start-up. */
+  /**
+   * At start-up, after a crash between the steps of a delete or a fork: overlay dirs and tree uses of
+   * sessions that no longer exist, then trees nobody uses and unused blob inodes. Returns the sessions swept.
+   */
   async sweepOrphans(isLive: (sessionId: string) => boolean): Promise<number> {
     const names = await fs.readdir(path.join(this.dir, 'sessions')).catch(() => [] as string[]);
     let swept = 0;
@@ -316,6 +319,18 @@ export class OverlayWorkspaces {
       await this.remove(name);
       swept++;
     }
+    await this.serial.run(async () => {
+      for (const tree of await fs.readdir(path.join(this.dir, 'trees')).catch(() => [] as string[])) {
+        const users = path.join(this.dir, 'trees', tree, 'users');
+        for (const user of await fs.readdir(users).catch(() => [] as string[])) {
+          if (!SESSION_ID.test(user) || !isLive(user)) await fs.rm(path.join(users, user), { force: true });
+        }
+        if ((await fs.readdir(users).catch(() => [])).length === 0) {
+          await fs.rm(path.join(this.dir, 'trees', tree), { recursive: true, force: true });
+        }
+      }
+      await this.collectBlobs();
+    });
     return swept;
   }
 }

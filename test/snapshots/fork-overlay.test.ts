@@ -3,10 +3,10 @@
 // of the lower tree), modes and bytes, forks of forks, a runtime restart, clean-up on delete, and what the
 // child's sandbox can see of the host. Skipped, saying why, where overlays are not available; there a
 // fork must say `copy: "full"`.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { startApp, tempDir, type TestApp } from '../helpers/app.js';
 import { treeInside } from './tree.js';
 
 type Session = { id: string; token: string; [k: string]: unknown };
@@ -52,6 +52,13 @@ describe('copy-on-write forks', () => {
     );
     return parent;
   };
+
+  it('says how it copied: overlay where the probe mount works, else full', async () => {
+    const parent = await t.createSession({ files: { 'a.txt': 'a\n' } });
+    const child = await fork(parent);
+    expect((await t.call(child, 'read_file', { path: 'a.txt' })).body.data.content).toBe('a');
+    if (t.app.services.runtimes.backend.name === 'none') expect(child.copy).toBe('full');
+  });
 
   it('gives the child the same tree, and neither side sees the other write', async (ctx) => {
     if (!overlay) ctx.skip(why);
@@ -172,5 +179,36 @@ describe('copy-on-write forks', () => {
     const blobs = path.join(forksDir(), 'blobs');
     for (const name of readdirSync(blobs))
       expect(statSync(path.join(blobs, name)).nlink, name).toBeGreaterThan(1);
+  });
+
+  it('keeps a fork over a service restart, and sweeps what deleted sessions left behind', async (ctx) => {
+    if (!overlay) ctx.skip(why);
+    const dataDir = tempDir('toolgate-fork-restart-');
+    let app = await startApp({}, { dataDir });
+    const parent = await app.createSession({ files: { 'kept.txt': 'kept\n' } });
+    const res = await app.admin(app.http.post(`/v1/sessions/${parent.id}/fork`)).send({});
+    expect(res.body.copy).toBe('overlay');
+    const child = res.body as Session;
+    expect((await app.call(child, 'run_command', { command: 'echo mine > mine' })).body.data.exitCode).toBe(
+      0,
+    );
+    await app.close({ keepData: true });
+    // Left behind by a crash mid-delete: the overlay dirs of a session that no longer exists, and its use
+    // of a tree that nobody else uses.
+    const forks = path.join(dataDir, 'forks');
+    mkdirSync(path.join(forks, 'sessions', 'ses_gone', 'upper'), { recursive: true });
+    const orphanTree = path.join(forks, 'trees', 'f'.repeat(64));
+    mkdirSync(path.join(orphanTree, 'users'), { recursive: true });
+    writeFileSync(path.join(orphanTree, 'users', 'ses_gone'), '');
+
+    app = await startApp({}, { dataDir });
+    try {
+      expect(existsSync(path.join(forks, 'sessions', 'ses_gone'))).toBe(false);
+      expect(existsSync(orphanTree)).toBe(false);
+      const read = await app.call(child, 'run_command', { command: 'cat kept.txt mine' });
+      expect(read.body.data.stdout).toBe('kept\nmine\n');
+    } finally {
+      await app.close();
+    }
   });
 });
