@@ -103,7 +103,10 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
             withCheckpoints: include.has('checkpoints'),
             overlay:
               overlay &&
-              (async (entries, blobPath) => void (await overlay.create(session.id, entries, blobPath))),
+              (async (entries, blobPath) => {
+                const { tree } = await overlay.create(session.id, entries, blobPath);
+                return (entryPath) => overlay.lowerFile(tree, entryPath);
+              }),
           },
         );
         copied = { ...counts, copy: overlay ? 'overlay' : 'full' };

@@ -71,6 +71,8 @@ export function treeId(entries: readonly LowerEntry[]): string {
 export class OverlayWorkspaces {
   readonly dir: string;
   private readonly serial = new Serial();
+  /** Mode of each claimed blob inode in blobs/ (they change only here, one at a time): saves a stat per file. */
+  private readonly claimedModes = new Map<string, number>();
   private probed: Promise<boolean> | undefined;
   /** Why overlays are not used, when they are not (for logs and docs). */
   detail = 'not probed yet';
@@ -123,6 +125,15 @@ export class OverlayWorkspaces {
   private sessionDir(sessionId: string): string {
     if (!SESSION_ID.test(sessionId)) throw new Error(`invalid session id: ${sessionId}`);
     return path.join(this.dir, 'sessions', sessionId);
+  }
+
+  /** Where a snapshot entry's content is in a lower tree (hard-linked blob; lives as long as the tree). */
+  lowerFile(tree: string, entryPath: string): string {
+    if (!TREE_ID.test(tree)) throw new Error(`bad tree id: ${tree.slice(0, 80)}`);
+    const root = path.join(this.dir, 'trees', tree, 'tree');
+    const full = path.join(root, entryPath);
+    if (!full.startsWith(`${root}/`)) throw new Error(`bad path in a manifest: ${entryPath.slice(0, 80)}`);
+    return full;
   }
 
   /** The session's overlay (read at every runtime start), or undefined for a plain workspace. */
@@ -184,6 +195,7 @@ export class OverlayWorkspaces {
     };
     const dirs = entries.filter((e) => e.type === 'directory').sort((a, b) => (a.path < b.path ? -1 : 1));
     for (const entry of dirs) await fs.mkdir(at(entry.path), { mode: 0o700 });
+    await makeDirs(path.join(this.dir, 'blobs'));
     const inodes = new Map<string, Promise<string>>();
     const inodeFor = (sha: string, mode: number) => {
       const key = `${sha}:${mode}`;
@@ -234,17 +246,31 @@ export class OverlayWorkspaces {
   private async blobInode(sha: string, mode: number, storeBlob: string): Promise<string> {
     if (!SHA256.test(sha)) throw new Error(`not a sha256: ${sha.slice(0, 80)}`);
     const blobs = path.join(this.dir, 'blobs');
-    await makeDirs(blobs);
     const shared = path.join(blobs, sha);
-    try {
-      await fs.link(storeBlob, shared);
-      await fs.chmod(shared, mode);
-      return shared;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST' && code !== 'EMLINK') throw err;
+    // Usually claimed already (by an earlier fork): known here, or one stat.
+    let claimed = this.claimedModes.get(sha) ?? (await fs.stat(shared).catch(() => undefined))?.mode;
+    if (claimed === undefined) {
+      try {
+        await fs.link(storeBlob, shared);
+        await fs.chmod(shared, mode);
+        this.claimedModes.set(sha, mode);
+        return shared;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EEXIST' && code !== 'EMLINK') throw err;
+      }
+      claimed = (await fs.stat(shared).catch(() => undefined))?.mode;
     }
-    if (((await fs.stat(shared).catch(() => undefined))?.mode ?? -1) % 0o10000 === mode) return shared;
+    if (claimed === undefined) return this.variant(sha, mode, storeBlob);
+    claimed %= 0o10000;
+    this.claimedModes.set(sha, claimed);
+    if (claimed === mode) return shared;
+    return this.variant(sha, mode, storeBlob);
+  }
+
+  /** A copy of the blob for a second mode of the same content. */
+  private async variant(sha: string, mode: number, storeBlob: string): Promise<string> {
+    const blobs = path.join(this.dir, 'blobs');
     const variant = path.join(blobs, `${sha}.${mode.toString(8)}`);
     if (await exists(variant)) return variant;
     const temp = `${variant}.${randomBytes(6).toString('hex')}.tmp`;
@@ -301,7 +327,10 @@ export class OverlayWorkspaces {
       while (next < names.length) {
         const file = path.join(blobs, names[next++]);
         const stat = await fs.stat(file).catch(() => undefined);
-        if (stat && stat.nlink === 1) await fs.rm(file, { force: true });
+        if (stat && stat.nlink === 1) {
+          await fs.rm(file, { force: true });
+          this.claimedModes.delete(path.basename(file));
+        }
       }
     };
     await Promise.all(Array.from({ length: 8 }, lane));
