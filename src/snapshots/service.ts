@@ -43,9 +43,6 @@ const checkpointNotFound = (id: string) =>
   });
 
 export class SnapshotService {
-  /** Overlay forks whose store is still taking its blobs from the lower tree. */
-  private readonly adopting = new Map<string, Promise<void>>();
-
   constructor(
     private readonly baseDir: string,
     private readonly checkpoints: CheckpointStore,
@@ -266,20 +263,11 @@ export class SnapshotService {
     for (const entry of manifest.entries) {
       if (entry.sha256 && entry.size > 0 && !sources.has(entry.sha256)) sources.set(entry.sha256, entry.path);
     }
-    const pending = this.exclusive(childId, () =>
+    void this.exclusive(childId, () =>
       eachInParallel([...sources], 32, ([sha, entryPath]) =>
         store.adoptFile(lowerFile(entryPath), sha).catch(() => undefined),
       ),
-    );
-    this.adopting.set(childId, pending);
-    void pending.finally(() => {
-      if (this.adopting.get(childId) === pending) this.adopting.delete(childId);
-    });
-  }
-
-  /** Resolves when a fork's store holds its start's blobs (tests and benches wait on it). */
-  async settled(sessionId: string): Promise<void> {
-    await this.adopting.get(sessionId);
+    ).catch(() => undefined);
   }
 
   async removeSession(sessionId: string): Promise<void> {
