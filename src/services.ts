@@ -36,6 +36,7 @@ import { createRunner, type RunnerOptions } from './runtime/runner/runner.js';
 import { RuntimeManager } from './runtime/manager.js';
 import { Workspace } from './runtime/workspace.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
+import { OverlayWorkspaces } from './sandbox/overlay-workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
 import { BlobStore } from './store/blobs.js';
@@ -103,8 +104,10 @@ export async function createServices(
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
   const toolFolders = config.toolsDir ? await loadToolFolders(config.toolsDir) : [];
+  workspaces.overlays = new OverlayWorkspaces(config.dataDir, runner.runtimeBackend.name === 'bwrap');
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
+    overlayFor: (id) => workspaces.overlays?.mountFor(id),
     readOnlyPaths: [
       ...toolFolders.map(({ folder }) => folder),
       ...Object.values(config.mcpServers).flatMap((server) => server.readOnlyPaths),
@@ -146,6 +149,8 @@ export async function createServices(
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
   const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'), MIGRATIONS);
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
+  // Overlay dirs of forks deleted while the service was down mid-delete (now = 0: expired ones still count).
+  await workspaces.overlays.sweepOrphans((id) => sessions.get(id, 0) !== undefined);
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());

@@ -1,7 +1,9 @@
 // POST /v1/sessions/{id}/fork: a new session whose workspace is a copy of this one's now, with the same
 // policy, and optionally its todos, read-tracking and checkpoints. For best-of-n and tree-search agents.
-// The copy comes from the snapshot store, written by the new session's own runtime: the service never
-// touches either workspace, and symlinks stay symlinks.
+// The copy comes from the snapshot store: where overlayfs works (bwrap backend, as root), the new
+// workspace is a copy-on-write view of the parent's snapshot (sandbox/overlay-workspaces.ts), else the
+// files are written by the new session's own runtime. Either way the service never touches either
+// workspace, and symlinks stay symlinks.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -37,6 +39,10 @@ const ForkedSession = Type.Intersect([
     forkedFrom: Type.String(),
     files: Type.Integer({ description: 'Regular files copied' }),
     bytes: Type.Integer({ description: 'Bytes of file content copied' }),
+    copy: Type.Union([Type.Literal('overlay'), Type.Literal('full')], {
+      description:
+        'How the workspace was copied: `overlay`, a copy-on-write view of the snapshot (nothing copied until written; file mtimes are those of the stored contents), or `full`, every file written',
+    }),
   }),
 ]);
 
@@ -82,16 +88,27 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
         { ...policy, metadata: { ...parent.metadata, ...body.metadata }, expiresAt: now + ttlSeconds * 1000 },
         now,
       );
-      let copied: { files: number; bytes: number };
+      let copied: { files: number; bytes: number; copy: 'overlay' | 'full' };
       try {
         await workspaces.create(session.id);
-        copied = await snapshots.fork(
+        const overlays = workspaces.overlays;
+        const overlay = overlays && (await overlays.available()) ? overlays : undefined;
+        const counts = await snapshots.fork(
           parent.id,
           new Workspace(runtimes.for(parent)),
           session.id,
           new Workspace(runtimes.for(session)),
-          include.has('checkpoints'),
+          {
+            withCheckpoints: include.has('checkpoints'),
+            overlay:
+              overlay &&
+              (async (entries, blobPath) => {
+                const { tree } = await overlay.create(session.id, entries, blobPath);
+                return (entryPath) => overlay.lowerFile(tree, entryPath);
+              }),
+          },
         );
+        copied = { ...counts, copy: overlay ? 'overlay' : 'full' };
         if (include.has('todos')) {
           const { todos } = app.services;
           todos.replace(session.id, todos.list(parent.id));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ToolLogger } from '../lib/logger.js';
 import type { Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
-import type { RuntimeBackend } from './backends/types.js';
+import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { SessionRuntime } from './session-runtime.js';
 
 export interface RuntimeCounters {
@@ -23,6 +23,8 @@ export interface RuntimeManagerOptions {
   readonly quotaBytes: number;
   /** Host directories the sandbox shows read-only at the same path (tool folders, MCP server packages). */
   readonly readOnlyPaths?: readonly string[];
+  /** The overlay a forked session's workspace is made of (undefined: a plain directory). */
+  readonly overlayFor?: (sessionId: string) => OverlayMount | undefined;
   readonly cgroups?: PidsCgroups;
   readonly logger: ToolLogger;
   readonly tracing?: Tracing;
@@ -56,6 +58,7 @@ export class RuntimeManager {
         hangMs: this.options.hangMs,
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: this.options.readOnlyPaths,
+        overlay: () => this.options.overlayFor?.(session.id),
         cgroups: this.options.cgroups,
         tracing: this.options.tracing,
       },
@@ -103,6 +106,7 @@ export class RuntimeManager {
         hangMs: this.options.hangMs,
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: [...(this.options.readOnlyPaths ?? []), ...(options.readOnlyPaths ?? [])],
+        overlay: () => this.options.overlayFor?.(session.id),
       },
       {
         started: () => undefined,
@@ -133,12 +137,17 @@ export class RuntimeManager {
     return { live, ...this.counters, coldStartsMs: [...this.counters.coldStartsMs] };
   }
 
-  /** Session deleted: empty its workspace from inside, then stop the runtime for good. */
+  /**
+   * Session deleted: empty its workspace from inside, then stop the runtime for good. An overlay
+   * workspace is not emptied (that would write a whiteout per file): its layers are removed once the
+   * runtime, and with it the mount, is gone.
+   */
   async remove(sessionId: string): Promise<void> {
     const runtime = this.runtimes.get(sessionId);
     this.runtimes.delete(sessionId);
     if (!runtime) return;
-    if (runtime.state === 'running') await runtime.call('clear', {}).catch(() => undefined);
+    const overlay = this.options.overlayFor?.(sessionId) !== undefined;
+    if (runtime.state === 'running' && !overlay) await runtime.call('clear', {}).catch(() => undefined);
     await runtime.stop();
   }
 

@@ -6,7 +6,7 @@ import type { Span } from '@opentelemetry/api';
 import { failSpan, inSpan, tracedParent, type Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
 import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.js';
-import type { RuntimeBackend } from './backends/types.js';
+import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { RuntimeConnection, runtimeUnavailable, type OpReply } from './connection.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
 
@@ -24,6 +24,8 @@ export interface RuntimeOptions {
    * and for a one-shot runtime (RuntimeManager.oneShot) the local repository it clones.
    */
   readonly readOnlyPaths?: readonly string[];
+  /** A forked session's copy-on-write workspace, looked up at every start (so a restart mounts it again). */
+  readonly overlay?: () => OverlayMount | undefined;
   readonly idleMs: number;
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
   readonly hangMs: number;
@@ -99,6 +101,7 @@ export class SessionRuntime {
       network: this.network,
       quotaBytes: this.options.quotaBytes,
       readOnlyPaths: this.options.readOnlyPaths ?? [],
+      overlay: this.options.overlay?.(),
     });
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {

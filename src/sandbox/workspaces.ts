@@ -3,10 +3,14 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { makeDirs } from '../lib/make-dirs.js';
+import type { OverlayWorkspaces } from './overlay-workspaces.js';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class WorkspaceManager {
+  /** Copy-on-write workspaces of forks (set once the runtime backend is known). */
+  overlays: OverlayWorkspaces | undefined;
+
   constructor(readonly baseDir: string) {}
 
   dirFor(sessionId: string): string {
@@ -25,5 +29,7 @@ export class WorkspaceManager {
    */
   async remove(sessionId: string): Promise<void> {
     await fs.rm(this.dirFor(sessionId), { recursive: true, force: true });
+    // A fork's overlay: its upper and work dirs, and its share of the lower tree.
+    await this.overlays?.remove(sessionId);
   }
 }

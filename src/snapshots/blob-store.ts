@@ -42,6 +42,11 @@ export class BlobStore {
     return path.join(this.dir, 'manifests', `${id}.json.gz`);
   }
 
+  /** Where a blob lives (immutable; for hard links into a fork's lower tree, see sandbox/overlay-workspaces.ts). */
+  pathOf(sha: string): string {
+    return this.blobPath(sha);
+  }
+
   async has(sha: string): Promise<boolean> {
     return fs.access(this.blobPath(sha)).then(
       () => true,
@@ -70,15 +75,42 @@ export class BlobStore {
    */
   async adopt(from: BlobStore, sha: string): Promise<void> {
     const target = this.blobPath(sha);
-    if (await this.has(sha)) return;
-    await makeDirs(path.dirname(target));
+    // One link call in the common case (forks adopt every blob of a tree): EEXIST means we have it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await fs.link(from.blobPath(sha), target);
+        return;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') return;
+        if (code === 'ENOENT' && attempt === 0 && (await from.has(sha))) {
+          await makeDirs(path.dirname(target));
+          continue;
+        }
+        if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EMLINK') throw err;
+        await fs.copyFile(from.blobPath(sha), target, constants.COPYFILE_FICLONE);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Makes a file with `sha`'s content our blob by hard link (a fork's lower tree file: immutable as
+   * long as the fork lives); a blob we have already is kept. Empty content is never linked.
+   */
+  async adoptFile(source: string, sha: string): Promise<void> {
+    const target = this.blobPath(sha);
     try {
-      await fs.link(from.blobPath(sha), target);
+      await fs.link(source, target);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') return;
-      if (code !== 'EXDEV' && code !== 'EPERM' && code !== 'EMLINK') throw err;
-      await fs.copyFile(from.blobPath(sha), target, constants.COPYFILE_FICLONE);
+      if (code === 'EMLINK') return void (await fs.copyFile(source, target));
+      if (code !== 'ENOENT') throw err;
+      await makeDirs(path.dirname(target));
+      await fs.link(source, target).catch((again: NodeJS.ErrnoException) => {
+        if (again.code !== 'EEXIST') throw again;
+      });
     }
   }
 

@@ -20,6 +20,16 @@ import { takeSnapshot, type SnapshotLimits } from './take.js';
 const START = 'start';
 const HEAD = 'head';
 
+/**
+ * Makes a fork's workspace a copy-on-write view of the snapshot `entries`, its contents linked from
+ * `blobPath` (see sandbox/overlay-workspaces.ts); resolves to where each entry's content now lives in
+ * the view's read-only lower tree (a file that stays as long as the fork).
+ */
+export type ForkOverlay = (
+  entries: readonly ManifestEntry[],
+  blobPath: (sha: string) => string,
+) => Promise<(entryPath: string) => string>;
+
 export interface ChangeSet {
   readonly since: string;
   readonly changes: FileChange[];
@@ -182,45 +192,82 @@ export class SnapshotService {
 
   /**
    * A new session's workspace as a copy of this one's now: a snapshot of the parent (cheap when little
-   * changed since its last), its blobs shared with the child's store by hard link, and the files written
-   * into the child's workspace by the child's runtime. The copy is the child's start. With
-   * `withCheckpoints`, the parent's checkpoints are the child's too.
+   * changed since its last), its blobs shared with the child's store by hard link. Then either the files
+   * are written into the child's workspace by the child's runtime (full copy), or `overlay` makes the
+   * child's workspace a copy-on-write view of that snapshot, linked from the parent's store while its
+   * lock is held (nothing written; the child's store takes the blobs from that view just after, see
+   * adoptFromTree; the child's start has no stat keys, so its first snapshot reads every file once).
+   * The copy is the child's start. With `withCheckpoints`, the parent's checkpoints are the child's too.
    */
   async fork(
     parentId: string,
     parent: Workspace,
     childId: string,
     child: Workspace,
-    withCheckpoints: boolean,
+    options: { withCheckpoints: boolean; overlay?: ForkOverlay },
   ): Promise<{ files: number; bytes: number }> {
     const parentStore = this.store(parentId);
     const childStore = this.store(childId);
-    const { manifest, checkpoints } = await this.exclusive(parentId, async () => {
+    const { manifest, checkpoints, lowerFile } = await this.exclusive(parentId, async () => {
       const taken = await this.snapshotNow(parentId, parent);
       const copied: { checkpoint: Checkpoint; manifest: Manifest }[] = [];
-      if (withCheckpoints) {
+      if (options.withCheckpoints) {
         for (const checkpoint of this.checkpoints.list(parentId)) {
           const kept = await parentStore.readManifest(checkpoint.id);
           if (kept) copied.push({ checkpoint, manifest: kept });
         }
       }
-      // Shared while the parent's lock is held, so no collection removes a blob between snapshot and link.
+      // Linked while the parent's lock is held, so no collection removes a blob between snapshot and link.
+      const lower =
+        options.overlay && (await options.overlay(taken.manifest.entries, (sha) => parentStore.pathOf(sha)));
+      // An overlay fork's lower tree holds the snapshot's contents: the child's store takes them from
+      // there after the fork answers (below). Only the checkpoints' other blobs are needed from the parent.
+      const inTree = new Set(
+        lower ? taken.manifest.entries.filter((e) => e.size > 0).map((e) => e.sha256) : [],
+      );
       const shas = new Set([...blobsOf(taken.manifest), ...copied.flatMap((c) => [...blobsOf(c.manifest)])]);
-      await eachInParallel([...shas], 32, (sha) => childStore.adopt(parentStore, sha));
-      return { manifest: taken.manifest, checkpoints: copied };
+      const now = [...shas].filter((sha) => !inTree.has(sha));
+      await eachInParallel(now, 32, (sha) => childStore.adopt(parentStore, sha));
+      return { manifest: taken.manifest, checkpoints: copied, lowerFile: lower };
     });
     await this.exclusive(childId, async () => {
-      const applied = await applySnapshot(child, childStore, manifest, undefined, this.limits, {
-        quiescent: true,
-      });
-      await childStore.writeManifest(START, applied.manifest);
-      await childStore.writeManifest(HEAD, applied.manifest);
+      let start: Manifest;
+      if (lowerFile) {
+        start = { takenAt: Date.now(), entries: manifest.entries.map(({ key: _key, ...entry }) => entry) };
+      } else {
+        const applied = await applySnapshot(child, childStore, manifest, undefined, this.limits, {
+          quiescent: true,
+        });
+        start = applied.manifest;
+      }
+      await childStore.writeManifest(START, start);
+      await childStore.writeManifest(HEAD, start);
       for (const { checkpoint, manifest: kept } of checkpoints) {
         await childStore.writeManifest(checkpoint.id, kept);
         this.checkpoints.add(childId, { ...checkpoint, createdAt: Date.parse(checkpoint.createdAt) });
       }
     });
+    if (lowerFile) this.adoptFromTree(childId, manifest, lowerFile);
     return { files: manifest.entries.filter((e) => e.type === 'file').length, bytes: contentBytes(manifest) };
+  }
+
+  /**
+   * An overlay fork's store gets the snapshot's blobs by hard link from its own lower tree (which lives
+   * as long as the fork), after the fork has answered but under the fork's lock: its first snapshot,
+   * restore or changes, and its deletion, wait for it. A blob that cannot be linked is stored again
+   * by the fork's next snapshot, which finds it missing.
+   */
+  private adoptFromTree(childId: string, manifest: Manifest, lowerFile: (entryPath: string) => string): void {
+    const store = this.store(childId);
+    const sources = new Map<string, string>();
+    for (const entry of manifest.entries) {
+      if (entry.sha256 && entry.size > 0 && !sources.has(entry.sha256)) sources.set(entry.sha256, entry.path);
+    }
+    void this.exclusive(childId, () =>
+      eachInParallel([...sources], 32, ([sha, entryPath]) =>
+        store.adoptFile(lowerFile(entryPath), sha).catch(() => undefined),
+      ),
+    ).catch(() => undefined);
   }
 
   async removeSession(sessionId: string): Promise<void> {

@@ -13432,6 +13432,8 @@ export interface operations {
                         files: number;
                         /** @description Bytes of file content copied */
                         bytes: number;
+                        /** @description How the workspace was copied: `overlay`, a copy-on-write view of the snapshot (nothing copied until written; file mtimes are those of the stored contents), or `full`, every file written */
+                        copy: "overlay" | "full";
                     };
                 };
             };

@@ -23,6 +23,8 @@ const ALLOWED: Record<string, string> = {
   'snapshots/blob-store.ts':
     'snapshot blobs and manifests in the data dir (workspace side goes through the runtime)',
   'sandbox/workspaces.ts': 'creates and removes workspace roots (after the runtime emptied them)',
+  'sandbox/overlay-workspaces.ts':
+    "forks' lower trees (hard links to snapshot blobs), upper and work dirs in the data dir; never looks into a workspace",
   'runtime/runner/cgroup.ts': 'pids cgroups under /sys/fs/cgroup',
   'runtime/runner/host.ts': "the sandbox's generated /etc files, the host layout of /bin and /lib",
   'runtime/runner/runner.ts': 'probes bwrap with a scratch workspace of its own',

@@ -5,11 +5,10 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, tempDir, type TestApp } from '../helpers/app.js';
-import { readTree } from './tree.js';
+import { treeInside } from './tree.js';
 
 describe('forks', () => {
   let t: TestApp;
-  const workspaceOf = (id: string) => path.join(t.dataDir, 'workspaces', id);
 
   beforeAll(async () => {
     const dir = tempDir('toolgate-fork-config-');
@@ -43,12 +42,11 @@ describe('forks', () => {
       profile: 'execute',
       metadata: { branch: 1 },
       files: 3,
+      copy: expect.stringMatching(/^(overlay|full)$/),
     });
     expect(child.token).toMatch(/^tgs_/);
     expect(child.id).not.toBe(parent.id);
-    expect(readTree(workspaceOf(child.id), { dirs: true })).toEqual(
-      readTree(workspaceOf(parent.id), { dirs: true }),
-    );
+    expect(await treeInside(t, child)).toEqual(await treeInside(t, parent));
 
     expect((await t.call(child, 'write_file', { path: 'only-in-child.txt', content: 'c\n' })).status).toBe(
       200,

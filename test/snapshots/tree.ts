@@ -44,3 +44,21 @@ export const gitView = (tree: Record<string, TreeEntry>) =>
       e.type === 'file' ? { ...e, mode: e.mode & 0o100 ? 0o755 : 0o644 } : e,
     ]),
   );
+
+/**
+ * A session's tree as its own sandbox sees it (a fork's overlay workspace has nothing to read on the
+ * host): one line per entry with type, mode and symlink target, and the sha256 of every file.
+ */
+export async function treeInside(
+  t: {
+    call(session: { id: string; token: string }, tool: string, input: unknown): PromiseLike<{ body: any }>;
+  },
+  session: { id: string; token: string },
+): Promise<string> {
+  const res = await t.call(session, 'run_command', {
+    command:
+      "find . -mindepth 1 -printf '%y %m %p %l\\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum",
+  });
+  if (res.body.data?.exitCode !== 0) throw new Error(`tree listing failed: ${JSON.stringify(res.body)}`);
+  return res.body.data.stdout as string;
+}

@@ -6,6 +6,7 @@ import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../runner/bwr
 import type { RuntimeBackend, RuntimeStart } from './types.js';
 import { findChild, findDescendant } from './host-pids.js';
 import { runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
+import { withOverlay } from './overlay-mount.js';
 
 const NODE = '/toolgate/node';
 const BUNDLE = '/toolgate/runtime.cjs';
@@ -34,7 +35,11 @@ export function bwrapRuntimeBackend(
       for (const dir of request.readOnlyPaths) args.push('--ro-bind', dir, dir);
       args.push('--ro-bind', node, NODE, '--ro-bind', bundle, BUNDLE, '--chdir', SANDBOX_WORKSPACE);
       args.push('--', NODE, ...RUNTIME_NODE_FLAGS, BUNDLE);
-      return spawn(bwrap, args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
+      // A forked session's copy-on-write workspace is mounted first, in a mount namespace of its own.
+      const launch = request.overlay
+        ? withOverlay(request.overlay, request.workspaceRoot, bwrap, args)
+        : { file: bwrap, args };
+      return spawn(launch.file, launch.args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     },
     hostPid(runtime, innerRuntimePid, innerPid) {
       if (runtime.pid === undefined) return undefined;

@@ -11,6 +11,19 @@ export interface RuntimeStart {
   readonly quotaBytes: number;
   /** Host directories to show read-only inside, at the same path (unisolated: visible anyway). */
   readonly readOnlyPaths: readonly string[];
+  /** A forked session's copy-on-write workspace: mounted over workspaceRoot in the runtime's own namespace. */
+  readonly overlay?: OverlayMount;
+}
+
+/**
+ * An overlayfs mount, its layer directories relative to `cwd` (so the sandbox's mount table names no host
+ * path): read-only lower trees (topmost first), the session's writable upper dir and overlayfs' work dir.
+ */
+export interface OverlayMount {
+  readonly cwd: string;
+  readonly lowerDirs: readonly string[];
+  readonly upperDir: string;
+  readonly workDir: string;
 }
 
 export interface RuntimeBackend {

@@ -16,6 +16,8 @@ export function unisolatedRuntimeBackend(
     detail,
     nodePath: process.execPath,
     start(request: RuntimeStart) {
+      // Overlay workspaces are only made for the bwrap backend (see sandbox/overlay-workspaces.ts).
+      if (request.overlay) throw new Error('the unisolated runtime cannot mount an overlay workspace');
       const env = runtimeEnv(request.workspaceRoot, shell, prlimit, false, request.quotaBytes);
       return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {
         cwd: request.workspaceRoot,
