@@ -14,7 +14,8 @@
 //
 // The code that runs inside the sandbox (src/runtime/inside/, bundled on its own) is stricter still: it and
 // the runtime modules it shares with the service (the protocol, op types, frame writer, prlimit) import
-// only src/lib/ and each other.
+// only src/lib/, src/search/ (the pure search policy: .gitignore rules, globs, orders, languages) and each
+// other; src/search/ itself imports only src/lib/.
 
 /** Each layer as a path pattern (relative to the repository root); index 0 is the bottom. */
 const LAYERS = [
@@ -62,10 +63,17 @@ module.exports = {
     {
       name: 'sandboxed-code',
       comment:
-        'src/runtime/inside runs inside the sandbox: it imports only src/lib and the modules it shares',
+        'src/runtime/inside runs inside the sandbox: it imports only src/lib, src/search and the modules it shares',
       severity: 'error',
       from: { path: SANDBOXED },
-      to: { path: '^src/', pathNot: ['^src/lib/', ...SANDBOXED] },
+      to: { path: '^src/', pathNot: ['^src/lib/', '^src/search/', ...SANDBOXED] },
+    },
+    {
+      name: 'search-is-pure',
+      comment: 'src/search is shared by the service and the sandboxed runtime: it imports only src/lib',
+      severity: 'error',
+      from: { path: '^src/search/' },
+      to: { path: '^src/', pathNot: ['^src/lib/', '^src/search/'] },
     },
     {
       name: 'not-to-unresolvable',
