@@ -2,7 +2,7 @@
 // GNU tar (fed the walk's names) and tar-stream must give the same entries, in the same order, with the
 // same names, types, modes, times, link targets, owners and bytes: awkward names, hard links,
 // .gitignore'd files and symlinks pointing out included, nothing followed.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, linkSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -25,7 +25,7 @@ async function entriesOf(archive: Buffer): Promise<Entry[]> {
   const entries: Entry[] = [];
   extract.on('entry', (header, stream, next) => {
     const parts: Buffer[] = [];
-    stream.on('data', (c: Buffer) => parts.push(c));
+    stream.on('data', (c) => parts.push(c as Buffer));
     stream.on('end', () => {
       entries.push({
         name: header.name,
@@ -35,13 +35,13 @@ async function entriesOf(archive: Buffer): Promise<Entry[]> {
         gid: header.gid,
         mtime: Math.floor(header.mtime!.getTime() / 1000),
         linkname: header.linkname ?? null,
-        sha: Buffer.concat(parts).toString('base64').slice(0, 40) + `:${Buffer.concat(parts).length}`,
+        sha: createHash('sha256').update(Buffer.concat(parts)).digest('hex'),
       });
       next();
     });
   });
   extract.end(gunzipSync(archive));
-  await new Promise((resolve, reject) => extract.on('finish', resolve).on('error', reject));
+  await new Promise((resolve, reject) => extract.on('finish', () => resolve(undefined)).on('error', reject));
   return entries;
 }
 

@@ -5,7 +5,7 @@
 // made by the system's GNU tar when there is one (archive-tar.ts: the walk hands it the names), by
 // tar-stream and zlib in this process otherwise; zip always by yazl.
 import { once } from 'node:events';
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { constants, promises as fs, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -30,7 +30,22 @@ interface PackWriter {
   /** Ends the output with `err` (or, closing, without one). */
   fail(err?: Error): void;
   readonly output: Readable;
+  /**
+   * Set by a writer that reads the entries itself (system tar): the walk then hands it the names of
+   * files, directories and symlinks as readdir typed them, with no stat of its own.
+   */
+  readonly named?: (name: string) => Promise<void>;
 }
+
+/** Readdir's type of an entry, when the file system told it. */
+const typeOf = (entry: Dirent) =>
+  entry.isDirectory()
+    ? 'directory'
+    : entry.isFile() || entry.isSymbolicLink()
+      ? 'leaf'
+      : entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice()
+        ? 'other'
+        : 'unknown';
 
 /** Opens what the walk saw as a regular file, refusing anything swapped in since. */
 async function openFile(absolute: string): Promise<{ handle: fs.FileHandle; stat: Stats }> {
@@ -111,6 +126,7 @@ function systemTarWriter(tools: { tar: string; compressor: string }, directory: 
   const tar = startTar(tools, directory);
   return {
     output: tar.output,
+    named: (name) => tar.add(name),
     directory: (name) => tar.add(name),
     symlink: (name) => tar.add(name),
     file: (name) => tar.add(name),
@@ -163,6 +179,13 @@ async function walk(
       const absolute = path.join(dir.absolute, entry.name);
       const name = dir.name ? `${dir.name}/${entry.name}` : entry.name;
       if (filter && (entry.name === '.git' || filter.ignoredEntry(absolute, entry.isDirectory()))) continue;
+      const type = writer.named ? typeOf(entry) : 'unknown';
+      if (type !== 'unknown') {
+        if (type === 'other') continue;
+        await writer.named!(name);
+        if (type === 'directory') subdirs.push({ absolute, name });
+        continue;
+      }
       const stat = await fs.lstat(absolute).catch(() => null);
       if (!stat) continue;
       if (stat.isDirectory()) {
