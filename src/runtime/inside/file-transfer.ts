@@ -2,8 +2,6 @@
 // to a temp file beside its target and is renamed over it only when complete, so a reader sees the old
 // file or the new one and an upload cut short leaves nothing. Downloads read through one descriptor
 // opened without following FIFOs or devices, so the bytes served are those of the file that was checked.
-// A large upload is flushed to disk as it arrives (fdatasync every SYNC_EVERY_BYTES, in the background),
-// so the fsync that makes it durable before the rename has only the tail left to write.
 import { createHash } from 'node:crypto';
 import { promises as fs, type Stats } from 'node:fs';
 import path from 'node:path';
@@ -15,8 +13,6 @@ import { guard, lstatOrNull, moveMtimePast, tempPathFor } from './files.js';
 import type { OpContext } from './handler.js';
 import { entryType, notRegular, openRegular, toFileStat } from './stat.js';
 import type { SinkStream, SourceStream } from './streams.js';
-
-const SYNC_EVERY_BYTES = 16 * 1024 * 1024;
 
 /** Opens an existing regular file and hashes it; FILE_NOT_FOUND / NOT_A_FILE otherwise. */
 export async function openWithDigest(absolute: string, relative: string, signal?: AbortSignal) {
@@ -108,12 +104,9 @@ export async function fileSink(
   const hash = createHash('sha256');
   let written = 0;
   let closed = false;
-  let unsynced = 0;
-  let syncing: Promise<void> = Promise.resolve();
   const drop = async () => {
     if (closed) return;
     closed = true;
-    await syncing;
     await handle.close().catch(() => undefined);
     await fs.rm(temp, { force: true });
   };
@@ -128,17 +121,10 @@ export async function fileSink(
     },
     async write(chunk) {
       await guard(relative, () => handle.write(chunk));
-      unsynced += chunk.length;
-      if (unsynced >= SYNC_EVERY_BYTES) {
-        unsynced = 0;
-        // Not awaited: the next chunks are written meanwhile. A failure shows in the final sync.
-        syncing = syncing.then(() => handle.datasync().catch(() => undefined));
-      }
     },
     async finish(): Promise<UploadResult> {
       try {
         await guard(relative, async () => {
-          await syncing;
           await handle.sync();
           await handle.chmod(keepMode);
           await moveMtimePast(handle, previous);
