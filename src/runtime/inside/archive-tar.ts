@@ -70,30 +70,34 @@ export function startTar(tools: { tar: string; compressor: string }, directory: 
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
     if (stderr.length < 4096) stderr += text;
   });
+  // Once tar is gone (or stopped), nothing may wait on its stdin any more.
+  const gone = new AbortController();
   child.stdin!.on('error', () => undefined);
-  child.on('error', (err) => output.destroy(err));
+  child.on('error', (err) => {
+    gone.abort();
+    output.destroy(err);
+  });
   child.stdout!.pipe(output, { end: false });
-  const stdoutDone = once(child.stdout!, 'end');
+  // 'close' comes after stdout ended (all of it piped on) and tar exited.
   child.once('close', (code, signal) => {
+    gone.abort();
     // Exit 1 is "some file changed while read": the archive is complete, as tar-stream's would be.
-    if (code === 0 || code === 1) void stdoutDone.then(() => output.end());
+    if (code === 0 || code === 1) output.end();
     else if (!output.destroyed)
       output.destroy(
         toolgateError('TOOL_FAILED', `tar failed (${signal ?? `exit ${code}`}): ${stderr.trim()}`),
       );
   });
-  let killed = false;
   return {
     output,
     async add(name) {
-      if (!child.stdin!.write(`${name}\0`)) await once(child.stdin!, 'drain');
+      if (gone.signal.aborted) throw toolgateError('TOOL_FAILED', 'tar stopped before the walk ended');
+      if (!child.stdin!.write(`${name}\0`)) await once(child.stdin!, 'drain', { signal: gone.signal });
     },
     end: () => child.stdin!.end(),
     kill(err) {
-      if (!killed) {
-        killed = true;
-        child.kill('SIGKILL');
-      }
+      if (!gone.signal.aborted) child.kill('SIGKILL');
+      gone.abort();
       output.destroy(err);
     },
   };
