@@ -14,7 +14,7 @@ import { acceptRawBodies, binaryBody, checkDeclaredLength, rawBody } from '../ht
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';
 import { Workspace } from '../runtime/workspace.js';
-import { beginTransfer } from '../engine/transfer-gate.js';
+import { admitTransfer } from '../engine/transfer-gate.js';
 import { feedAndFinish, pullFrom } from '../transfer/runtime-streams.js';
 
 const Extracted = Type.Object({
@@ -63,14 +63,15 @@ export default async function archiveRoutes(fastify: FastifyInstance): Promise<v
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const session = sessionForRequest(app, request, request.params.id);
       const target = request.query.path;
-      const transfer = beginTransfer(app.services, request, session, {
+      const transfer = await admitTransfer(app.services, request, session, {
         name: 'archive_extract',
         like: 'write_file',
         input: { path: target },
       });
+      reply.headers(transfer.headers);
       const sent = { bytes: 0 };
       try {
         checkDeclaredLength(request, config.limits.uploadMaxBytes);
@@ -123,11 +124,12 @@ export default async function archiveRoutes(fastify: FastifyInstance): Promise<v
     async (request, reply) => {
       const session = sessionForRequest(app, request, request.params.id);
       const { path: target, format, gitignore } = request.query;
-      const transfer = beginTransfer(app.services, request, session, {
+      const transfer = await admitTransfer(app.services, request, session, {
         name: 'archive_download',
         like: 'read_file',
         input: { path: target, format, gitignore },
       });
+      reply.headers(transfer.headers);
       try {
         const workspace = new Workspace(runtimes.for(session), clientGone(reply));
         const opened = (await workspace.call('packOpen', { path: target, format, gitignore })).result;

@@ -16,7 +16,7 @@ import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';
 import { Workspace } from '../runtime/workspace.js';
 import { mimeType } from '../lib/mime.js';
-import { beginTransfer } from '../engine/transfer-gate.js';
+import { admitTransfer } from '../engine/transfer-gate.js';
 import { feedAndFinish, pullFrom } from '../transfer/runtime-streams.js';
 
 // The file path is the route's wildcard ("*"): TypeBox cannot compile a property of that name, so it is
@@ -65,11 +65,12 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
       const session = sessionForRequest(app, request, request.params.id);
       const filePath = wildcard(request.params);
       const expected = request.headers['expected-sha256'] ?? request.query.expected_sha256;
-      const transfer = beginTransfer(app.services, request, session, {
+      const transfer = await admitTransfer(app.services, request, session, {
         name: 'file_upload',
         like: 'write_file',
         input: { path: filePath, ...(expected !== undefined ? { expected_sha256: expected } : {}) },
       });
+      reply.headers(transfer.headers);
       const sent = { bytes: 0 };
       try {
         checkDeclaredLength(request, config.limits.uploadMaxBytes);
@@ -137,11 +138,12 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
       const session = sessionForRequest(app, request, request.params.id);
       const filePath = wildcard(request.params);
       const rangeHeader = request.headers.range;
-      const transfer = beginTransfer(app.services, request, session, {
+      const transfer = await admitTransfer(app.services, request, session, {
         name: 'file_download',
         like: 'read_file',
         input: { path: filePath, ...(rangeHeader ? { range: rangeHeader } : {}) },
       });
+      reply.headers(transfer.headers);
       try {
         const workspace = new Workspace(runtimes.for(session), clientGone(reply));
         const noneMatch = request.headers['if-none-match'];

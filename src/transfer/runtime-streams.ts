@@ -1,13 +1,15 @@
 // The service's side of a runtime transfer stream (see runtime/ops/transfer.ts): a request body pumped
 // into the runtime in chunks of about a megabyte, and a Readable that pulls a download out of it chunk by
-// chunk. A couple of chunks are in flight at a time, so the pipe stays busy without anything piling up.
+// chunk. Up to WRITES_IN_FLIGHT chunks of an upload are in flight at a time: the service keeps reading
+// the client while the runtime (another process, maybe waiting for a CPU on a busy machine) catches up,
+// and no more than that window ever piles up in the runtime.
 import { Readable } from 'node:stream';
 import type { OpResult } from '../runtime/ops/index.js';
 import type { Workspace } from '../runtime/workspace.js';
 
 export const CHUNK_BYTES = 1024 * 1024;
-/** Writes a pump may have outstanding at once. */
-const WRITES_IN_FLIGHT = 2;
+/** Writes a pump may have outstanding at once (8 MB): with 2, the upload stalled on every runtime wake-up. */
+const WRITES_IN_FLIGHT = 8;
 
 /** Sends every byte of `body` to the runtime stream `stream`, in order, counting them in `sent.bytes`. */
 export async function pumpInto(

@@ -1,9 +1,11 @@
 // Packing a subtree into a tar.gz or zip as a source (see ops/transfer.ts): the walk adds one entry at
 // a time and waits while the archive's reader is behind, so memory stays flat whatever the tree's size.
 // Symlinks are stored as symlinks (never followed), FIFOs, sockets and devices are left out, and so are
-// transfer scratch files. With gitignore, .gitignore'd paths and .git are left out as well.
+// transfer scratch files. With gitignore, .gitignore'd paths and .git are left out as well. tar.gz is
+// made by the system's GNU tar when there is one (archive-tar.ts: the walk hands it the names), by
+// tar-stream and zlib in this process otherwise; zip always by yazl.
 import { once } from 'node:events';
-import { constants, promises as fs, type Stats } from 'node:fs';
+import { constants, promises as fs, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -11,6 +13,7 @@ import tar from 'tar-stream';
 import yazl from 'yazl';
 import { fromFsError, toolgateError } from '../../lib/errors.js';
 import { SCRATCH_NAME } from './archive-extract.js';
+import { startTar, systemTar } from './archive-tar.js';
 import { GitignoreFilter } from './gitignore.js';
 import type { ResolvedPath } from './paths.js';
 import { readableSource, type SourceStream } from './streams.js';
@@ -27,7 +30,22 @@ interface PackWriter {
   /** Ends the output with `err` (or, closing, without one). */
   fail(err?: Error): void;
   readonly output: Readable;
+  /**
+   * Set by a writer that reads the entries itself (system tar): the walk then hands it the names of
+   * files, directories and symlinks as readdir typed them, with no stat of its own.
+   */
+  readonly named?: (name: string) => Promise<void>;
 }
+
+/** Readdir's type of an entry, when the file system told it. */
+const typeOf = (entry: Dirent) =>
+  entry.isDirectory()
+    ? 'directory'
+    : entry.isFile() || entry.isSymbolicLink()
+      ? 'leaf'
+      : entry.isFIFO() || entry.isSocket() || entry.isBlockDevice() || entry.isCharacterDevice()
+        ? 'other'
+        : 'unknown';
 
 /** Opens what the walk saw as a regular file, refusing anything swapped in since. */
 async function openFile(absolute: string): Promise<{ handle: fs.FileHandle; stat: Stats }> {
@@ -55,7 +73,8 @@ function tarGzWriter(signal: AbortSignal): PackWriter {
     output,
     directory: (name, stat) =>
       add({ name: `${name}/`, type: 'directory', mode: stat.mode & 0o7777, mtime: stat.mtime }),
-    symlink: (name, target, stat) => add({ name, type: 'symlink', linkname: target, mtime: stat.mtime }),
+    symlink: (name, target, stat) =>
+      add({ name, type: 'symlink', linkname: target, mode: stat.mode & 0o7777, mtime: stat.mtime }),
     async file(name, absolute) {
       const { handle, stat } = await openFile(absolute);
       try {
@@ -99,6 +118,20 @@ function tarGzWriter(signal: AbortSignal): PackWriter {
       pack.destroy();
       output.destroy(err);
     },
+  };
+}
+
+/** tar.gz by the system's tar: the walk only names the entries, tar reads and stores them. */
+function systemTarWriter(tools: { tar: string; compressor: string }, directory: string): PackWriter {
+  const tar = startTar(tools, directory);
+  return {
+    output: tar.output,
+    named: (name) => tar.add(name),
+    directory: (name) => tar.add(name),
+    symlink: (name) => tar.add(name),
+    file: (name) => tar.add(name),
+    end: () => tar.end(),
+    fail: (err) => tar.kill(err),
   };
 }
 
@@ -146,6 +179,13 @@ async function walk(
       const absolute = path.join(dir.absolute, entry.name);
       const name = dir.name ? `${dir.name}/${entry.name}` : entry.name;
       if (filter && (entry.name === '.git' || filter.ignoredEntry(absolute, entry.isDirectory()))) continue;
+      const type = writer.named ? typeOf(entry) : 'unknown';
+      if (type !== 'unknown') {
+        if (type === 'other') continue;
+        await writer.named!(name);
+        if (type === 'directory') subdirs.push({ absolute, name });
+        continue;
+      }
       const stat = await fs.lstat(absolute).catch(() => null);
       if (!stat) continue;
       if (stat.isDirectory()) {
@@ -161,17 +201,32 @@ async function walk(
   }
 }
 
+function writerFor(
+  format: 'tar.gz' | 'zip',
+  packer: 'system' | 'tar-stream',
+  directory: string,
+  signal: AbortSignal,
+): PackWriter {
+  if (format === 'zip') return zipWriter(signal);
+  const tools = packer === 'system' ? systemTar() : null;
+  return tools ? systemTarWriter(tools, directory) : tarGzWriter(signal);
+}
+
 export async function packSource(
   root: ResolvedPath,
   workspaceRoot: string,
   format: 'tar.gz' | 'zip',
   gitignore: boolean,
+  /** tar-stream forces the in-process tar.gz packer (tests compare the two). */
+  packer: 'system' | 'tar-stream' = 'system',
 ): Promise<SourceStream> {
   const stat = await fs.stat(root.absolute).catch((err) => {
     throw fromFsError(err, root.relative);
   });
   const stop = new AbortController();
-  const writer = format === 'zip' ? zipWriter(stop.signal) : tarGzWriter(stop.signal);
+  // Entry names are relative to the directory packed, or for a single file, to the one holding it.
+  const base = stat.isDirectory() ? root.absolute : path.dirname(root.absolute);
+  const writer = writerFor(format, packer, base, stop.signal);
   const work = stat.isDirectory()
     ? walk(writer, root, workspaceRoot, gitignore)
     : stat.isFile()
