@@ -2,7 +2,7 @@
 // (diff's parsePatch), resolve paths, check each file is the version the session knows, apply hunks.
 // A hunk that does not fit is named, with the closest text in the file.
 import { applyPatch, type StructuredPatch } from 'diff';
-import { cleanName, count, hunkFailure, patchStatus } from './patch.js';
+import { count, hunkFailure, patchStatus } from './patch.js';
 import type { EditContext } from './edit-context.js';
 import { toolgateError } from '../lib/errors.js';
 import type { PlannedWrite } from './file-commit.js';
