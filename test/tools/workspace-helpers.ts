@@ -2,9 +2,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TestApp } from '../helpers/app.js';
+import type { AnyTestApp, TestApp } from '../helpers/app.js';
 
-export interface FileSession {
+export interface FileSession<Req = ReturnType<TestApp['call']>> {
   id: string;
   token: string;
   dir: string;
@@ -12,10 +12,13 @@ export interface FileSession {
   put(relative: string, content: string | Buffer): void;
   /** The file's bytes on disk, as UTF-8. */
   text(relative: string): string;
-  call(tool: string, input: unknown): ReturnType<TestApp['call']>;
+  call(tool: string, input: unknown): Req;
 }
 
-export async function fileSession(t: TestApp, body: Record<string, unknown> = {}): Promise<FileSession> {
+export async function fileSession<T extends AnyTestApp>(
+  t: T,
+  body: Record<string, unknown> = {},
+): Promise<FileSession<ReturnType<T['call']>>> {
   const session = await t.createSession({ profile: 'read-write', ...body });
   const dir = path.join(t.dataDir, 'workspaces', session.id);
   mkdirSync(dir, { recursive: true });
@@ -29,7 +32,7 @@ export async function fileSession(t: TestApp, body: Record<string, unknown> = {}
       writeFileSync(file, content);
     },
     text: (relative) => readFileSync(path.join(dir, relative), 'utf8'),
-    call: (tool, input) => t.call(session, tool, input),
+    call: (tool, input) => t.call(session, tool, input) as ReturnType<T['call']>,
   };
 }
 
