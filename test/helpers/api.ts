@@ -8,7 +8,6 @@ import type { FastifyInstance, HTTPMethods } from 'fastify';
 export interface ApiResponse {
   status: number;
   /** Parsed JSON for JSON types, a Buffer for binary ones (or after .bytes()), {} otherwise: as supertest. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read any response shape, as with supertest
   body: any;
   /** Lower-case names; a repeated header's values joined with ", " (as fetch's Headers.get). */
   headers: Record<string, string>;

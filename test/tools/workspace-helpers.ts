@@ -2,9 +2,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AnyTestApp, TestApp } from '../helpers/app.js';
+import type { InjectRequest } from '../helpers/api.js';
+import type { AnyTestApp } from '../helpers/app.js';
 
-export interface FileSession<Req = ReturnType<TestApp['call']>> {
+export interface FileSession<Req = InjectRequest> {
   id: string;
   token: string;
   dir: string;

@@ -1,15 +1,15 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { fileSession, outsideDir, type FileSession } from '../workspace-helpers.js';
 
-let t: TestApp;
+let t: InjectApp;
 let s: FileSession;
 let outside: string;
 
 beforeAll(async () => {
-  t = await startApp();
+  t = await injectApp();
   s = await fileSession(t);
   outside = outsideDir({ 'secret.ts': 'const needle = "outside";\n' });
   s.put(

@@ -1,14 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { fixtureSession } from '../code/fixture.js';
 
 describe('project tools on the multi-language fixture', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: Awaited<ReturnType<typeof fixtureSession>>;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
     s = await fixtureSession(t);
   });
   afterAll(() => t.close());
