@@ -31,6 +31,8 @@ export interface ToolSession {
    */
   // Loosely typed like a response body: each tool returns its own shape, and error.details is open.
   attempt(tool: string, input?: unknown): Promise<{ data?: any; error?: any }>;
+  /** run(), then the text an LLM gets for the data: the tool's render, or JSON when it has none. */
+  rendered(tool: string, input?: unknown): Promise<string>;
   /** What the tool emitted (output chunks) in this session's runs, in order. */
   readonly output: OutputChunk[];
 }
@@ -96,6 +98,11 @@ export async function toolContext(
         },
         text: (relative) => readFileSync(path.join(dir, relative), 'utf8'),
         run,
+        async rendered(name, input) {
+          const data: unknown = await run(name, input);
+          const render = services.registry.get(name)?.tool.render;
+          return render ? render(data) : JSON.stringify(data);
+        },
         async attempt(name, input) {
           try {
             return { data: await run(name, input) };
