@@ -1,12 +1,12 @@
 // The console's routes without a browser: the page and its assets are public, come with the strict CSP,
 // and only the files of the asset table can be named; uPlot comes from node_modules through the service.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { injectApp, type InjectApp } from '../helpers/app.js';
+import { startApp, type TestApp } from '../helpers/app.js';
 
 describe('console routes', () => {
-  let t: InjectApp;
+  let t: TestApp;
   beforeAll(async () => {
-    t = await injectApp();
+    t = await startApp();
   });
   afterAll(() => t.close());
 

@@ -32,7 +32,12 @@ export class InjectRequest implements PromiseLike<ApiResponse> {
     private readonly app: FastifyInstance,
     private readonly method: HTTPMethods,
     private readonly url: string,
-  ) {}
+  ) {
+    // light-my-request resolves the URL (new URL), which drops "." and ".." segments (also as %2e): a
+    // test sending one would silently hit another route. Such tests need a real client (startApp).
+    if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(url.split('?')[0]!))
+      throw new Error(`${url}: inject normalizes dot segments away; send it over a socket (startApp)`);
+  }
 
   /** Sets one header, or several from an object. */
   set(name: string | Record<string, string>, value?: string): this {
