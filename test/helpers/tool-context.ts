@@ -3,8 +3,7 @@
 // temp data dir). The input goes through the tool's own validator first (defaults applied, as the
 // pipeline's validate step does), and the context is built the way the pipeline's last step builds it.
 // Tests of what a tool does use this; tests of status codes, envelopes and policies stay on injectApp.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { loadConfig } from '../../src/config.js';
 import type { OutputChunk, ToolContext, ToolLogger } from '../../src/contract/context.js';
 import { sessionPolicy, type SessionPolicyRequest } from '../../src/policies/session-policy.js';
@@ -12,17 +11,14 @@ import { createServices, type ServiceOptions, type Services } from '../../src/se
 import type { SessionRecord } from '../../src/store/sessions.js';
 import { isToolgateError } from '../../src/lib/errors.js';
 import { tempDir } from './app.js';
+import { workspaceFiles, type WorkspaceFiles } from './workspace-files.js';
 
 const silent: ToolLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
-export interface ToolSession {
+export interface ToolSession extends WorkspaceFiles {
   readonly session: SessionRecord;
   /** The workspace directory on the host (for arranging files and checking results). */
   readonly dir: string;
-  /** Writes a file directly on disk (not through a tool), creating parents. */
-  put(relative: string, content: string | Buffer): void;
-  /** The file's bytes on disk, as UTF-8. */
-  text(relative: string): string;
   /** Validates `input` against the tool's schema and runs its execute; resolves to the data or throws. */
   run(tool: string, input?: unknown): Promise<any>;
   /**
@@ -91,12 +87,7 @@ export async function toolContext(
         session,
         dir,
         output,
-        put(relative, content) {
-          const file = path.join(dir, relative);
-          mkdirSync(path.dirname(file), { recursive: true });
-          writeFileSync(file, content);
-        },
-        text: (relative) => readFileSync(path.join(dir, relative), 'utf8'),
+        ...workspaceFiles(dir),
         run,
         async rendered(name, input) {
           const data: unknown = await run(name, input);

@@ -1,18 +1,15 @@
 // Helpers for file-tool tests: a session with direct access to its workspace directory on disk.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { InjectRequest } from '../helpers/api.js';
 import type { AnyTestApp } from '../helpers/app.js';
+import { workspaceFiles, type WorkspaceFiles } from '../helpers/workspace-files.js';
 
-export interface FileSession<Req = InjectRequest> {
+export interface FileSession<Req = InjectRequest> extends WorkspaceFiles {
   id: string;
   token: string;
   dir: string;
-  /** Writes a file directly on disk (not through a tool), creating parents. */
-  put(relative: string, content: string | Buffer): void;
-  /** The file's bytes on disk, as UTF-8. */
-  text(relative: string): string;
   call(tool: string, input: unknown): Req;
 }
 
@@ -27,12 +24,7 @@ export async function fileSession<T extends AnyTestApp>(
     id: session.id,
     token: session.token,
     dir,
-    put(relative, content) {
-      const file = path.join(dir, relative);
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, content);
-    },
-    text: (relative) => readFileSync(path.join(dir, relative), 'utf8'),
+    ...workspaceFiles(dir),
     call: (tool, input) => t.call(session, tool, input) as ReturnType<T['call']>,
   };
 }
