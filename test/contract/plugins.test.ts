@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startApp } from '../helpers/app.js';
+import { injectApp } from '../helpers/app.js';
 
 const fixtures = path.resolve('test/fixtures/plugins');
 
 describe('plugins from TOOLGATE_PLUGINS_DIR', () => {
   it('registers a plugin tool in its own category, with a route, audit and the same pipeline', async () => {
-    const t = await startApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'good') });
+    const t = await injectApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'good') });
     try {
       const s = await t.createSession({ profile: 'read-only' });
       expect(s.categories).toContain('text');
@@ -25,19 +25,19 @@ describe('plugins from TOOLGATE_PLUGINS_DIR', () => {
   });
 
   it('a plugin that throws stops the start with a message naming it', async () => {
-    await expect(startApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'broken') })).rejects.toThrow(
+    await expect(injectApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'broken') })).rejects.toThrow(
       /plugin bad\.mjs: factory threw: cannot start/,
     );
   });
 
   it('a module exporting no tool stops the start with a message naming it', async () => {
-    await expect(startApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'empty') })).rejects.toThrow(
+    await expect(injectApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'empty') })).rejects.toThrow(
       /plugin nothing\.mjs: exports no tool/,
     );
   });
 
   it('a missing plugins directory stops the start', async () => {
-    await expect(startApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'missing') })).rejects.toThrow(
+    await expect(injectApp({ TOOLGATE_PLUGINS_DIR: path.join(fixtures, 'missing') })).rejects.toThrow(
       /cannot read the plugins directory/,
     );
   });

@@ -1,4 +1,6 @@
-// Test harness: a real app (buildApp) on its own temp data dir, driven with supertest.
+// Test harness: a real app (buildApp) on its own temp data dir. injectApp drives it with app.inject()
+// (no socket: what route tests should use); startApp drives it with supertest over a socket, for tests
+// that need one (event streams, SDK clients, a URL for another process).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,28 +8,42 @@ import supertest from 'supertest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { injectApi, type Api, type InjectRequest } from './api.js';
 import { ResponseConformance } from './conformance.js';
 
 export const ADMIN_KEY = 'tga_test_admin_key_0123456789';
 
-export interface TestApp {
+/** A request being built: supertest's Test on a socket, InjectRequest with inject. */
+interface RequestLike<Req> {
+  set(name: string, value: string): Req;
+  send(body?: object): Req;
+  then: PromiseLike<{ status: number; body: { id: string; token: string } }>['then'];
+}
+
+interface HarnessOf<Http, Req> {
   app: FastifyInstance;
   dataDir: string;
-  http: ReturnType<typeof supertest>;
-  admin: (req: supertest.Test) => supertest.Test;
+  http: Http;
+  admin: (req: Req) => Req;
   createSession(body?: Record<string, unknown>): Promise<{ id: string; token: string; [k: string]: unknown }>;
-  call(session: { id: string; token: string }, tool: string, input: unknown): supertest.Test;
+  call(session: { id: string; token: string }, tool: string, input: unknown): Req;
   close(options?: { keepData?: boolean }): Promise<void>;
 }
+
+/** An app driven over a socket with supertest. */
+export type TestApp = HarnessOf<ReturnType<typeof supertest>, supertest.Test>;
+/** An app driven with app.inject(): no socket. */
+export type InjectApp = HarnessOf<Api, InjectRequest>;
+/** Either harness, for helpers that work with both. */
+export type AnyTestApp = TestApp | InjectApp;
 
 export function tempDir(prefix = 'toolgate-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-export async function startApp(
-  env: Record<string, string> = {},
-  options: BuildOptions & { dataDir?: string } = {},
-): Promise<TestApp> {
+type StartOptions = BuildOptions & { dataDir?: string };
+
+async function boot(env: Record<string, string>, options: StartOptions) {
   const dataDir = options.dataDir ?? tempDir();
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
@@ -41,8 +57,14 @@ export async function startApp(
   const conformance = new ResponseConformance(app);
   conformance.install();
   await app.ready();
-  const http = supertest(app.server);
-  const admin = (req: supertest.Test) => req.set('authorization', `Bearer ${ADMIN_KEY}`);
+  return { app, dataDir, conformance };
+}
+
+function harness<Http extends { post(url: string): Req }, Req extends RequestLike<Req>>(
+  { app, dataDir, conformance }: Awaited<ReturnType<typeof boot>>,
+  http: Http,
+): HarnessOf<Http, Req> {
+  const admin = (req: Req) => req.set('authorization', `Bearer ${ADMIN_KEY}`);
   return {
     app,
     dataDir,
@@ -70,4 +92,22 @@ export async function startApp(
       }
     },
   };
+}
+
+/** The app over a socket, driven with supertest. */
+export async function startApp(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<TestApp> {
+  const booted = await boot(env, options);
+  return harness(booted, supertest(booted.app.server));
+}
+
+/** The app driven with app.inject(): the same harness with no socket. */
+export async function injectApp(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<InjectApp> {
+  const booted = await boot(env, options);
+  return harness(booted, injectApi(booted.app));
 }

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import type { TestApp } from './app.js';
+import type { AnyTestApp } from './app.js';
 
 export function hashDirectory(root: string): string {
   const hash = createHash('sha256');
@@ -21,5 +21,5 @@ export function hashDirectory(root: string): string {
   return hash.digest('hex');
 }
 
-export const hashWorkspace = (t: TestApp, sessionId: string): string =>
+export const hashWorkspace = (t: AnyTestApp, sessionId: string): string =>
   hashDirectory(t.app.services.workspaces.dirFor(sessionId));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 /** The value of one sample line, e.g. sample(text, 'toolgate_active_sessions') or with labels. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -16,9 +16,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe('GET /metrics', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
   });
   afterAll(() => t.close());
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startApp, tempDir } from '../helpers/app.js';
+import { injectApp, tempDir } from '../helpers/app.js';
 import { waitFor } from './child-server.js';
 
 describe('crash recovery of atomic writes', () => {
@@ -9,7 +9,7 @@ describe('crash recovery of atomic writes', () => {
   // service itself never walks a workspace.
   it('removes temp files that interrupted writes left before the start, and nothing else', async () => {
     const dataDir = tempDir('toolgate-orphans-');
-    const first = await startApp({}, { dataDir });
+    const first = await injectApp({}, { dataDir });
     const session = await first.createSession({ profile: 'read-write' });
     await first.close({ keepData: true });
 
@@ -23,7 +23,7 @@ describe('crash recovery of atomic writes', () => {
     const old = new Date(Date.now() - 60_000);
     for (const file of [orphan, lookalike, target]) utimesSync(file, old, old);
 
-    const second = await startApp({}, { dataDir });
+    const second = await injectApp({}, { dataDir });
     try {
       const listed = await second.call(session, 'list_directory', { path: 'src' });
       expect(listed.status).toBe(200);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/app.js';
-import { startAppWithConfig } from './with-config.js';
+import type { InjectApp } from '../helpers/app.js';
+import { injectAppWithConfig } from './with-config.js';
 
 const DAY = 86_400_000;
 
-const lastUsedAt = (t: TestApp, id: string) =>
+const lastUsedAt = (t: InjectApp, id: string) =>
   (
     t.app.services.db.prepare('SELECT last_used_at FROM sessions WHERE id = ?').get(id) as {
       last_used_at: number | null;
@@ -12,9 +12,9 @@ const lastUsedAt = (t: TestApp, id: string) =>
   ).last_used_at;
 
 describe('audit retention (audit.retentionDays)', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startAppWithConfig({ audit: { retentionDays: 2 } });
+    t = await injectAppWithConfig({ audit: { retentionDays: 2 } });
   });
   afterAll(() => t.close());
 
@@ -33,9 +33,9 @@ describe('audit retention (audit.retentionDays)', () => {
 });
 
 describe('idle-session expiry (sessions.idleTtlSeconds)', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startAppWithConfig({ sessions: { idleTtlSeconds: 60 } });
+    t = await injectAppWithConfig({ sessions: { idleTtlSeconds: 60 } });
   });
   afterAll(() => t.close());
 

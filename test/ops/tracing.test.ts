@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { activeTraceFields } from '../../src/http/request-trace.js';
 import { createTracing } from '../../src/ops/tracing.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 import { otlpReceiver, spansOf, type OtlpSpan } from '../helpers/otlp.js';
 
 const attr = (span: OtlpSpan, key: string): string | number | boolean | undefined => {
@@ -48,12 +48,12 @@ describe('OpenTelemetry traces', () => {
   const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
   const AGENT_SPAN = '00f067aa0ba902b7';
   let receiver: Awaited<ReturnType<typeof otlpReceiver>>;
-  let t: TestApp;
+  let t: InjectApp;
   let spans: OtlpSpan[];
 
   beforeAll(async () => {
     receiver = await otlpReceiver();
-    t = await startApp({
+    t = await injectApp({
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_SERVICE_NAME: 'toolgate-test',
     });
@@ -197,7 +197,7 @@ describe('OpenTelemetry traces, off', () => {
     ],
   ])('sends nothing and builds no tracing when %s', async (_case, env) => {
     const receiver = await otlpReceiver();
-    const t = await startApp(env(receiver.endpoint));
+    const t = await injectApp(env(receiver.endpoint));
     try {
       expect(t.app.services.tracing).toBeUndefined();
       const session = await t.createSession({ profile: 'read-only', files: { 'a.txt': 'a\n' } });

@@ -1,8 +1,8 @@
-// startApp with a TOOLGATE_CONFIG file: most operational settings (quotas, retention, idle expiry,
+// startApp (or injectApp) with a TOOLGATE_CONFIG file: most operational settings (quotas, retention, idle expiry,
 // auth throttling) live in the config file, so tests write a real one into a temp dir.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, startApp, tempDir, type InjectApp, type TestApp } from '../helpers/app.js';
 
 export function writeConfigFile(config: object): string {
   const file = path.join(tempDir('toolgate-config-'), 'config.json');
@@ -12,3 +12,6 @@ export function writeConfigFile(config: object): string {
 
 export const startAppWithConfig = (config: object, env: Record<string, string> = {}): Promise<TestApp> =>
   startApp({ TOOLGATE_CONFIG: writeConfigFile(config), ...env });
+
+export const injectAppWithConfig = (config: object, env: Record<string, string> = {}): Promise<InjectApp> =>
+  injectApp({ TOOLGATE_CONFIG: writeConfigFile(config), ...env });

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 
 describe('approvals', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: { id: string; token: string };
   beforeAll(async () => {
     const dir = tempDir();
@@ -16,7 +16,7 @@ describe('approvals', () => {
         policy: { approvalTtlSeconds: 2 },
       }),
     );
-    t = await startApp({ TOOLGATE_CONFIG: configFile });
+    t = await injectApp({ TOOLGATE_CONFIG: configFile });
     s = await t.createSession({ profile: 'guarded' });
   });
   afterAll(() => t.close());

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 // Policy lives in the pipeline, so every entry point enforces it identically.
 describe('policy through the batch endpoint and the pipeline itself', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
   });
   afterAll(() => t.close());
 

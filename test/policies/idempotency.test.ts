@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 describe('Idempotency-Key', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: { id: string; token: string };
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
     s = await t.createSession({ profile: 'read-write' });
   });
   afterAll(() => t.close());

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleFor } from '../../src/contract/example.js';
 import { requiredPermissions } from '../../src/contract/tool.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 const PROFILES: Record<string, string[]> = {
   'read-only': ['read'],
@@ -11,9 +11,9 @@ const PROFILES: Record<string, string[]> = {
 };
 
 describe('each profile against each category', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'none' });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'none' });
   });
   afterAll(() => t.close());
 

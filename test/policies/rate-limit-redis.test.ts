@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { ADMIN_KEY, injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 import { redisAvailable, startRedis } from '../helpers/redis.js';
 
 // .ci/run installs redis-server; on a machine without it these tests are skipped with this reason.
 describe.skipIf(!redisAvailable)('Redis rate-limit store (skipped: redis-server is not installed)', () => {
   let redis: Awaited<ReturnType<typeof startRedis>>;
-  let a: TestApp;
-  let b: TestApp;
+  let a: InjectApp;
+  let b: InjectApp;
   beforeAll(async () => {
     redis = await startRedis();
     // Two instances on the same data dir share sessions (SQLite) and, through Redis, their limits.
     const dataDir = tempDir();
-    a = await startApp({ REDIS_URL: redis.url }, { dataDir });
-    b = await startApp({ REDIS_URL: redis.url }, { dataDir });
+    a = await injectApp({ REDIS_URL: redis.url }, { dataDir });
+    b = await injectApp({ REDIS_URL: redis.url }, { dataDir });
   });
   afterAll(async () => {
     await a?.close({ keepData: true });
@@ -35,8 +35,8 @@ describe.skipIf(!redisAvailable)('Redis rate-limit store (skipped: redis-server 
 
   it('without Redis the same two instances would each allow the full limit (control)', async () => {
     const dataDir = tempDir();
-    const c = await startApp({}, { dataDir });
-    const d = await startApp({}, { dataDir });
+    const c = await injectApp({}, { dataDir });
+    const d = await injectApp({}, { dataDir });
     try {
       const res = await c
         .admin(c.http.post('/v1/sessions'))
@@ -50,8 +50,8 @@ describe.skipIf(!redisAvailable)('Redis rate-limit store (skipped: redis-server 
   });
 
   it('a REDIS_URL that cannot be reached stops the start with a clear message', async () => {
-    await expect(startApp({ REDIS_URL: 'redis://127.0.0.1:1', TOOLGATE_API_KEY: ADMIN_KEY })).rejects.toThrow(
-      /REDIS_URL: cannot connect/,
-    );
+    await expect(
+      injectApp({ REDIS_URL: 'redis://127.0.0.1:1', TOOLGATE_API_KEY: ADMIN_KEY }),
+    ).rejects.toThrow(/REDIS_URL: cannot connect/);
   });
 });

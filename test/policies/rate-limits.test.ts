@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimitStore } from '../../src/policies/rate-limit/store.js';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 
 describe('sliding-window rate-limit store', () => {
   it('allows `limit` calls per window, then refuses with a retry time, and recovers after the window', async () => {
@@ -30,7 +30,7 @@ describe('sliding-window rate-limit store', () => {
 });
 
 describe('rate limits through the API', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
     const dir = tempDir();
     const configFile = path.join(dir, 'config.json');
@@ -39,7 +39,7 @@ describe('rate limits through the API', () => {
       configFile,
       JSON.stringify({ rateLimits: { filesystem: { limit: 3, windowSeconds: 60 } } }),
     );
-    t = await startApp({ TOOLGATE_CONFIG: configFile });
+    t = await injectApp({ TOOLGATE_CONFIG: configFile });
   });
   afterAll(() => t.close());
 
@@ -108,7 +108,7 @@ describe('failed authentication per client IP', () => {
       configFile,
       JSON.stringify({ policy: { authFailuresPerWindow: 5, authWindowSeconds: 60 } }),
     );
-    const t = await startApp({ TOOLGATE_CONFIG: configFile });
+    const t = await injectApp({ TOOLGATE_CONFIG: configFile });
     try {
       for (let i = 0; i < 5; i++) {
         expect((await t.http.get('/v1/tools').set('authorization', 'Bearer guess')).status).toBe(401);

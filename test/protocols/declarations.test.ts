@@ -23,7 +23,7 @@ import { openaiDeclaration } from '../../src/protocols/openai.js';
 import type { RegisteredTool } from '../../src/contract/registry.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 /** A tool whose schema uses every construct the vendors disagree on. */
 const awkwardTool = defineTool({
@@ -108,10 +108,10 @@ function arraysWithoutItems(schema: unknown, where = '$'): string[] {
 }
 
 describe('LLM tool declarations', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let entries: RegisteredTool[];
   beforeAll(async () => {
-    t = await startApp({}, { tools: [...BUILTIN_TOOLS, awkwardTool] });
+    t = await injectApp({}, { tools: [...BUILTIN_TOOLS, awkwardTool] });
     entries = t.app.services.registry.list();
   });
   afterAll(() => t.close());

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 describe('audit log and stats', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let rw: { id: string; token: string };
   let ro: { id: string; token: string };
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
     rw = await t.createSession({ profile: 'read-write' });
     ro = await t.createSession({ profile: 'read-only' });
     await t.call(rw, 'write_file', { path: 'secret.txt', content: 'TOP SECRET CONTENT' }).expect(200);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnthropicAnswer } from '../../src/protocols/anthropic.js';
 import type { OpenAiAnswer } from '../../src/protocols/openai.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 import { slowRead, slowWrite } from './batch-tools.js';
 
 // Compile-time proof that the answers are what the vendors' SDKs take as the next messages.
@@ -19,10 +19,10 @@ export const anthropicMessageFits = (answer: AnthropicAnswer): Anthropic.Message
 type Session = { id: string; token: string };
 
 describe('POST /v1/sessions/{id}/calls', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let session: Session;
   beforeAll(async () => {
-    t = await startApp({}, { tools: [...BUILTIN_TOOLS, slowRead, slowWrite] });
+    t = await injectApp({}, { tools: [...BUILTIN_TOOLS, slowRead, slowWrite] });
     session = await t.createSession({ profile: 'read-write', files: { 'notes.txt': 'one\ntwo\n' } });
   });
   afterAll(() => t.close());

@@ -2,15 +2,15 @@
 // last call, the calls-per-bucket timeline, the full input of a parked call, the runtime state in the
 // session list, a session's todo list without a tool call, and the input summary on tool_call_start events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 describe('API for the operator console', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let rw: { id: string; token: string };
   let ro: { id: string; token: string };
   let started: number;
   beforeAll(async () => {
-    t = await startApp({}, {});
+    t = await injectApp({}, {});
     started = Date.now();
     rw = await t.createSession({ profile: 'read-write', approval: ['edit_file'] });
     ro = await t.createSession({ profile: 'read-only' });

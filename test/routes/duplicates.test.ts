@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineTool } from '../../src/contract/tool.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 let runs = 0;
 const countedRead = defineTool({
@@ -26,10 +26,10 @@ const countedRead = defineTool({
 });
 
 describe('duplicate calls', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let address: string;
   beforeAll(async () => {
-    t = await startApp({}, { tools: [...BUILTIN_TOOLS, countedRead] });
+    t = await injectApp({}, { tools: [...BUILTIN_TOOLS, countedRead] });
     address = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(() => t.close());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Type } from 'typebox';
 import { defineTool } from '../../src/contract/tool.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
-import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
+import { ADMIN_KEY, injectApp, type InjectApp } from '../helpers/app.js';
 
 // Test-only tools that fail in the two ways a real tool can: a bug (500) and running too long (504).
 const buggy = defineTool({
@@ -38,10 +38,10 @@ function expectEnvelope(body: Record<string, unknown>, code: string, type: strin
 }
 
 describe('error envelope', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let session: { id: string; token: string };
   beforeAll(async () => {
-    t = await startApp({}, { tools: [...BUILTIN_TOOLS, buggy, slow] });
+    t = await injectApp({}, { tools: [...BUILTIN_TOOLS, buggy, slow] });
     session = await t.createSession({ profile: 'read-write', files: { 'a.txt': 'a\n', 'bin.dat': 'x\0y' } });
   });
   afterAll(() => t.close());

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolgateError } from '../../src/lib/errors.js';
 import { defineTool } from '../../src/contract/tool.js';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
-import type { TestApp } from '../helpers/app.js';
+import type { InjectApp } from '../helpers/app.js';
 import { hashWorkspace } from '../helpers/workspace-hash.js';
 import { writeConfigFile } from '../ops/with-config.js';
-import { startApp } from '../helpers/app.js';
+import { injectApp } from '../helpers/app.js';
 
 // Fails with a transient error until it has been called `failures` times for the same label.
 const seen = new Map<string, number>();
@@ -31,9 +31,9 @@ const flaky = (name: string, retryable: boolean) =>
   });
 
 describe('executor features', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp(
+    t = await injectApp(
       { TOOLGATE_CONFIG: writeConfigFile({ policy: { retryAttempts: 3, retryBaseDelayMs: 20 } }) },
       { tools: [...BUILTIN_TOOLS, flaky('flaky_retryable', true), flaky('flaky_plain', false)] },
     );

@@ -1,12 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_KEY, startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { ADMIN_KEY, injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 
 describe('sessions', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
   });
   afterAll(() => t.close());
 
@@ -159,12 +159,12 @@ describe('sessions', () => {
 describe('persistence', () => {
   it('sessions, tokens, workspaces and audit survive an app restart on the same data dir', async () => {
     const dataDir = tempDir();
-    const first = await startApp({}, { dataDir });
+    const first = await injectApp({}, { dataDir });
     const s = await first.createSession({ files: { 'keep.txt': 'kept\n' } });
     await first.call(s, 'write_file', { path: 'more.txt', content: 'more' }).expect(200);
     await first.close({ keepData: true });
 
-    const second = await startApp({}, { dataDir });
+    const second = await injectApp({}, { dataDir });
     const read = await second.call(s, 'read_file', { path: 'keep.txt' });
     expect(read.status).toBe(200);
     expect(read.body.data.content).toBe('kept');
@@ -181,7 +181,7 @@ describe('persistence', () => {
 
   it('generates an admin key into the data dir with mode 0600 when none is configured', async () => {
     const dataDir = tempDir();
-    const t = await startApp({ TOOLGATE_API_KEY: '' }, { dataDir });
+    const t = await injectApp({ TOOLGATE_API_KEY: '' }, { dataDir });
     const file = path.join(dataDir, 'admin.key');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(t.app.services.adminKey.source).toBe('generated');
@@ -190,7 +190,7 @@ describe('persistence', () => {
     const res = await t.http.get('/v1/sessions').set('authorization', `Bearer ${key}`);
     expect(res.status).toBe(200);
     await t.close({ keepData: true });
-    const again = await startApp({ TOOLGATE_API_KEY: '' }, { dataDir });
+    const again = await injectApp({ TOOLGATE_API_KEY: '' }, { dataDir });
     expect(again.app.services.adminKey).toMatchObject({ key, source: 'file' });
     await again.close();
   });

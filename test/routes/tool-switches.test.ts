@@ -4,10 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 
 describe('tool and category switches', () => {
-  let t: TestApp | undefined;
+  let t: InjectApp | undefined;
   afterEach(async () => {
     await t?.close();
     t = undefined;
@@ -15,7 +15,7 @@ describe('tool and category switches', () => {
 
   it('disabling a category refuses new calls at once, is audited, and survives a restart', async () => {
     const dataDir = tempDir();
-    t = await startApp({}, { dataDir });
+    t = await injectApp({}, { dataDir });
     const session = await t.createSession({ profile: 'read-write', files: { 'a.txt': 'alpha\n' } });
     expect((await t.call(session, 'write_file', { path: 'b.txt', content: 'b' })).status).toBe(200);
 
@@ -51,7 +51,7 @@ describe('tool and category switches', () => {
     expect(JSON.stringify(refusedRow.body)).toContain('TOOL_DISABLED');
 
     await t.close({ keepData: true });
-    t = await startApp({}, { dataDir });
+    t = await injectApp({}, { dataDir });
     const again = await t.call(session, 'write_file', { path: 'c.txt', content: 'c' });
     expect(again.body.error?.code).toBe('TOOL_DISABLED');
     const categories = await t.admin(t.http.get('/v1/categories'));
@@ -62,7 +62,7 @@ describe('tool and category switches', () => {
   });
 
   it('disabling one tool hides it from MCP tools/list and notifies connected clients', async () => {
-    t = await startApp();
+    t = await injectApp();
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const session = await t.createSession({ profile: 'read-only' });
     const client = new Client({ name: 'switch-test', version: '1.0.0' });
@@ -91,7 +91,7 @@ describe('tool and category switches', () => {
   });
 
   it('only the admin may switch, and only known names', async () => {
-    t = await startApp();
+    t = await injectApp();
     const session = await t.createSession();
     const bySession = await t.http
       .patch('/v1/tools/grep')

@@ -2,15 +2,15 @@
 // many small ones are caught by the runtime's usage watch; either way the job is killed with
 // killReason "quota", and GET /v1/sessions/{id} shows what is used.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/app.js';
-import { startAppWithConfig } from '../ops/with-config.js';
+import type { InjectApp } from '../helpers/app.js';
+import { injectAppWithConfig } from '../ops/with-config.js';
 
 const MiB = 1024 * 1024;
 
 describe('workspace quota for commands', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startAppWithConfig({ limits: { workspaceMaxBytes: 4 * MiB } });
+    t = await injectAppWithConfig({ limits: { workspaceMaxBytes: 4 * MiB } });
   });
   afterAll(() => t.close());
 

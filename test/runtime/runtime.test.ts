@@ -2,13 +2,13 @@
 // calls it took down, never for other sessions), stopped when idle, visible to the admin and in /metrics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { startAppWithConfig } from '../ops/with-config.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
+import { injectAppWithConfig } from '../ops/with-config.js';
 
 describe.each(['auto', 'none'] as const)('session runtime (TOOLGATE_SANDBOX=%s)', (sandbox) => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: sandbox });
+    t = await injectApp({ TOOLGATE_SANDBOX: sandbox });
   });
   afterAll(() => t.close());
 
@@ -79,7 +79,7 @@ describe.each(['auto', 'none'] as const)('session runtime (TOOLGATE_SANDBOX=%s)'
 
 describe('idle runtimes', () => {
   it('are stopped after the idle period and restarted transparently', async () => {
-    const t = await startApp({ TOOLGATE_RUNTIME_IDLE_SECONDS: '1' });
+    const t = await injectApp({ TOOLGATE_RUNTIME_IDLE_SECONDS: '1' });
     try {
       const s = await t.createSession({ profile: 'full' });
       await t.call(s, 'run_command', { command: 'echo 1 > n' }).expect(200);
@@ -97,7 +97,7 @@ describe('idle runtimes', () => {
 
 describe('a hung runtime', () => {
   it('is killed when it stops answering, its call gets 503, and the next call works', async () => {
-    const t = await startAppWithConfig({ runtime: { hangSeconds: 1 } });
+    const t = await injectAppWithConfig({ runtime: { hangSeconds: 1 } });
     try {
       const s = await t.createSession({ profile: 'full' });
       await t.call(s, 'run_command', { command: 'echo ok > f' }).expect(200);

@@ -1,13 +1,13 @@
 // What commands can leave in a workspace that is not a plain file: FIFOs, sockets and hard links. None
 // may hang or harm the service; walks skip or describe them, reads refuse them at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 
 describe.each(['auto', 'none'] as const)('special files (TOOLGATE_SANDBOX=%s)', (sandbox) => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: { id: string; token: string };
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: sandbox });
+    t = await injectApp({ TOOLGATE_SANDBOX: sandbox });
     s = await t.createSession({ profile: 'full', files: { 'src/a.ts': 'export const a = 1;\n' } });
     const made = await t.call(s, 'run_command', {
       command:

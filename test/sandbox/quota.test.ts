@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { startAppWithConfig } from '../ops/with-config.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
+import { injectAppWithConfig } from '../ops/with-config.js';
 
 // The quota is a config-file setting; the test writes a real config file into its temp dir.
 describe('workspace quota (limits.workspaceMaxBytes)', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startAppWithConfig({ limits: { workspaceMaxBytes: 1000 } });
+    t = await injectAppWithConfig({ limits: { workspaceMaxBytes: 1000 } });
   });
   afterAll(() => t.close());
 
@@ -60,9 +60,9 @@ describe('workspace quota (limits.workspaceMaxBytes)', () => {
 });
 
 describe('workspace quota off (the default)', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
   });
   afterAll(() => t.close());
 

@@ -3,15 +3,15 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../helpers/app.js';
+import { injectApp, type InjectApp } from '../helpers/app.js';
 import { eventually, isAlive, pidsOfCommand, pidsWithArgv } from '../tools/execution/processes.js';
 
 describe('run_command with bwrap: limits', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: { id: string; token: string };
 
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'bwrap' });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'bwrap' });
     s = await t.createSession({ profile: 'execute' });
   });
   afterAll(() => t.close());

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 import { gitView, readTree } from './tree.js';
 
 const SEED: Record<string, string> = {
@@ -21,12 +21,12 @@ const SEED: Record<string, string> = {
 };
 
 describe('the session’s changes', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let session: { id: string; token: string };
   const workspaceOf = (id: string) => path.join(t.dataDir, 'workspaces', id);
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
     session = await t.createSession({ files: SEED });
   });
   afterAll(() => t.close());

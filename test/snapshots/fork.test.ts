@@ -4,11 +4,11 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 import { treeInside } from './tree.js';
 
 describe('forks', () => {
-  let t: TestApp;
+  let t: InjectApp;
 
   beforeAll(async () => {
     const dir = tempDir('toolgate-fork-config-');
@@ -17,7 +17,7 @@ describe('forks', () => {
       config,
       JSON.stringify({ profiles: { explorer: { permissions: ['read', 'write', 'execute'], fork: true } } }),
     );
-    t = await startApp({ TOOLGATE_CONFIG: config });
+    t = await injectApp({ TOOLGATE_CONFIG: config });
   });
   afterAll(() => t.close());
 

@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/app.js';
-import { startApp } from '../helpers/app.js';
+import type { InjectApp } from '../helpers/app.js';
+import { injectApp } from '../helpers/app.js';
 import { writeConfigFile } from '../ops/with-config.js';
 
 const NODE_MODULES = realpathSync(path.resolve(import.meta.dirname, '../../node_modules'));
@@ -30,9 +30,9 @@ const config = {
 };
 
 describe('MCP server as a tool source', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_CONFIG: writeConfigFile(config) });
+    t = await injectApp({ TOOLGATE_CONFIG: writeConfigFile(config) });
   });
   afterAll(() => t.close());
 
@@ -70,7 +70,7 @@ describe('MCP server as a tool source', () => {
   });
 
   it('stops an unused server so the runtime idles out, and starts it again on the next call', async () => {
-    const idle = await startApp({
+    const idle = await injectApp({
       TOOLGATE_CONFIG: writeConfigFile(config),
       TOOLGATE_RUNTIME_IDLE_SECONDS: '1',
     });
@@ -148,7 +148,7 @@ describe('a Streamable HTTP MCP server on an allowed host', () => {
   afterAll(() => new Promise((resolve) => remote.close(resolve)));
 
   it('offers its tools through the pipeline', async () => {
-    const t = await startApp({
+    const t = await injectApp({
       TOOLGATE_CONFIG: writeConfigFile({ mcpAllowedHosts: ['127.0.0.1'], mcpServers: { remote: { url } } }),
     });
     try {
@@ -166,7 +166,7 @@ describe('a Streamable HTTP MCP server on an allowed host', () => {
 
   it('refuses a URL whose host is not allowed, naming the server', async () => {
     await expect(
-      startApp({ TOOLGATE_CONFIG: writeConfigFile({ mcpServers: { remote: { url } } }) }),
+      injectApp({ TOOLGATE_CONFIG: writeConfigFile({ mcpServers: { remote: { url } } }) }),
     ).rejects.toThrow(/mcpServers\.remote\.url: host 127\.0\.0\.1 is not in mcpAllowedHosts/);
   });
 });

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 
 const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/tools');
 
@@ -42,7 +42,7 @@ if cat "$target" >/dev/null 2>&1; then echo '{"readable":true}'; else echo '{"re
 `;
 
 describe('tool folders', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let address: string;
   let session: { id: string; token: string };
   beforeAll(async () => {
@@ -53,7 +53,7 @@ describe('tool folders', () => {
         run: '#!/bin/sh\necho \'{"ran":true}\'\n',
       },
     });
-    t = await startApp({ TOOLGATE_TOOLS_DIR: dir });
+    t = await injectApp({ TOOLGATE_TOOLS_DIR: dir });
     address = await t.app.listen({ port: 0, host: '127.0.0.1' });
     session = await t.createSession({
       profile: 'read-write',
@@ -175,7 +175,7 @@ describe('tool folders', () => {
 
 describe('a bad tool folder', () => {
   const startWith = (files: Record<string, string>) =>
-    startApp({ TOOLGATE_TOOLS_DIR: toolsDir({ broken: files }) });
+    injectApp({ TOOLGATE_TOOLS_DIR: toolsDir({ broken: files }) });
 
   it('stops the start with a message naming the file and the field', async () => {
     await expect(

@@ -1,21 +1,22 @@
 // Helpers for file-tool tests: a session with direct access to its workspace directory on disk.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { TestApp } from '../helpers/app.js';
+import type { InjectRequest } from '../helpers/api.js';
+import type { AnyTestApp } from '../helpers/app.js';
+import { workspaceFiles, type WorkspaceFiles } from '../helpers/workspace-files.js';
 
-export interface FileSession {
+export interface FileSession<Req = InjectRequest> extends WorkspaceFiles {
   id: string;
   token: string;
   dir: string;
-  /** Writes a file directly on disk (not through a tool), creating parents. */
-  put(relative: string, content: string | Buffer): void;
-  /** The file's bytes on disk, as UTF-8. */
-  text(relative: string): string;
-  call(tool: string, input: unknown): ReturnType<TestApp['call']>;
+  call(tool: string, input: unknown): Req;
 }
 
-export async function fileSession(t: TestApp, body: Record<string, unknown> = {}): Promise<FileSession> {
+export async function fileSession<T extends AnyTestApp>(
+  t: T,
+  body: Record<string, unknown> = {},
+): Promise<FileSession<ReturnType<T['call']>>> {
   const session = await t.createSession({ profile: 'read-write', ...body });
   const dir = path.join(t.dataDir, 'workspaces', session.id);
   mkdirSync(dir, { recursive: true });
@@ -23,13 +24,8 @@ export async function fileSession(t: TestApp, body: Record<string, unknown> = {}
     id: session.id,
     token: session.token,
     dir,
-    put(relative, content) {
-      const file = path.join(dir, relative);
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(file, content);
-    },
-    text: (relative) => readFileSync(path.join(dir, relative), 'utf8'),
-    call: (tool, input) => t.call(session, tool, input),
+    ...workspaceFiles(dir),
+    call: (tool, input) => t.call(session, tool, input) as ReturnType<T['call']>,
   };
 }
 

@@ -5,14 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, writeFileSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 import { asBytes } from '../helpers/bytes.js';
 import { fingerprint, patchBytes, storedZipOf, tarOf, zipOf } from './archive-helpers.js';
 
 type Session = { id: string; token: string };
 
 describe('archives', () => {
-  let t: TestApp;
+  let t: InjectApp;
   const workspaceDir = (s: Session) => path.join(t.dataDir, 'workspaces', s.id);
   const extract = (s: Session, body: Buffer, target = '.') =>
     t.http
@@ -31,7 +31,7 @@ describe('archives', () => {
       configFile,
       JSON.stringify({ archive: { ratioFloorBytes: 1024 * 1024, maxRatio: 100, maxEntries: 10_000 } }),
     );
-    t = await startApp({ TOOLGATE_CONFIG: configFile });
+    t = await injectApp({ TOOLGATE_CONFIG: configFile });
   });
   afterAll(() => t.close());
 

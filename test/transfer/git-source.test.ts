@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -17,7 +17,7 @@ const freePort = () =>
   });
 
 describe('sessions from git', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let repos: string;
   let daemon: ChildProcess;
   let port: number;
@@ -67,7 +67,7 @@ describe('sessions from git', () => {
       config,
       JSON.stringify({ git: { allowedHosts: [`file://${repos}`, `127.0.0.1:${port}`], timeoutSeconds: 30 } }),
     );
-    t = await startApp({ TOOLGATE_CONFIG: config });
+    t = await injectApp({ TOOLGATE_CONFIG: config });
   });
   afterAll(async () => {
     daemon?.kill();

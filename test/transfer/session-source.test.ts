@@ -3,11 +3,11 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
 import { fingerprint, tarOf, zipOf } from './archive-helpers.js';
 
 describe('sessions from a source', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let templates: string;
   const liveSessions = async () => (await t.admin(t.http.get('/v1/sessions'))).body.sessions.length;
 
@@ -19,7 +19,7 @@ describe('sessions from a source', () => {
     });
     writeFileSync(path.join(templates, 'python-app', 'README.md'), '# template\n');
     symlinkSync('src/main.py', path.join(templates, 'python-app', 'main'));
-    t = await startApp({ TOOLGATE_TEMPLATES_DIR: templates });
+    t = await injectApp({ TOOLGATE_TEMPLATES_DIR: templates });
   });
   afterAll(() => t.close());
 

@@ -1,14 +1,14 @@
 import { utimesSync, writeFileSync, rmSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../../helpers/app.js';
 import { fixtureSession } from './fixture.js';
 
 describe('code tools on the multi-language fixture', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: Awaited<ReturnType<typeof fixtureSession>>;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
     s = await fixtureSession(t);
   });
   afterAll(() => t.close());
@@ -318,9 +318,9 @@ describe('code tools on the multi-language fixture', () => {
 });
 
 describe('code index confinement', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
   });
   afterAll(() => t.close());
 

@@ -1,13 +1,13 @@
 import { chmodSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { fileSession, type FileSession } from '../workspace-helpers.js';
 
-let t: TestApp;
+let t: InjectApp;
 let s: FileSession;
 beforeAll(async () => {
-  t = await startApp();
+  t = await injectApp();
 });
 afterAll(() => t.close());
 

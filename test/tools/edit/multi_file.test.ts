@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, symlinkSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { fileSession, outsideDir, type FileSession } from '../workspace-helpers.js';
 
-let t: TestApp;
+let t: InjectApp;
 let s: FileSession;
 beforeAll(async () => {
-  t = await startApp();
+  t = await injectApp();
   s = await fileSession(t);
 });
 afterAll(() => t.close());

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { fileSession, type FileSession } from '../workspace-helpers.js';
 
-let t: TestApp;
+let t: InjectApp;
 beforeAll(async () => {
-  t = await startApp();
+  t = await injectApp();
 });
 afterAll(() => t.close());
 
@@ -239,13 +239,13 @@ describe('history and undo_edit', () => {
 
 describe('persistence across a restart', () => {
   it('keeps read records and history in SQLite and on disk', async () => {
-    const app = await startApp();
+    const app = await injectApp();
     const s = await fileSession(app);
     await s.call('write_file', { path: 'keep.txt', content: 'first\n' });
     await s.call('edit_file', { path: 'keep.txt', old_string: 'first', new_string: 'second' });
     await app.close({ keepData: true });
 
-    const again = await startApp({}, { dataDir: app.dataDir });
+    const again = await injectApp({}, { dataDir: app.dataDir });
     try {
       const call = (tool: string, input: unknown) => again.call(s, tool, input);
       const undo = await call('undo_edit', { path: 'keep.txt' });

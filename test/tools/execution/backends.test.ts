@@ -3,18 +3,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startApp, tempDir, type TestApp } from '../../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../../helpers/app.js';
 import { eventually, isAlive, pidsWithArgv } from './processes.js';
 
 describe('sandbox backends', () => {
-  let t: TestApp | undefined;
+  let t: InjectApp | undefined;
   afterEach(async () => {
     await t?.close();
     t = undefined;
   });
 
   it('runs unisolated with TOOLGATE_SANDBOX=none and says so everywhere', async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'none' });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'none' });
     const s = await t.createSession({ profile: 'execute' });
     const res = await t.call(s, 'run_command', {
       command: 'echo $HOME; test -d /workspace || echo no-workspace-mount',
@@ -36,7 +36,7 @@ describe('sandbox backends', () => {
   });
 
   it('kills a timed-out command and its children with the none backend too', async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'none' });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'none' });
     const s = await t.createSession({ profile: 'execute' });
     const pending = t.call(s, 'run_command', {
       command: 'sleep 20.75 & sleep 21.75; echo never',
@@ -58,7 +58,7 @@ describe('sandbox backends', () => {
   it('uses the configured limits.commandTimeoutMs when timeout_ms is not given', async () => {
     const configFile = path.join(tempDir('toolgate-config-'), 'config.json');
     writeFileSync(configFile, JSON.stringify({ limits: { commandTimeoutMs: 400 } }));
-    t = await startApp({ TOOLGATE_SANDBOX: 'none', TOOLGATE_CONFIG: configFile });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'none', TOOLGATE_CONFIG: configFile });
     const s = await t.createSession({ profile: 'execute' });
     const res = await t.call(s, 'run_command', { command: 'sleep 5' });
     expect(res.body.data).toMatchObject({ timedOut: true, status: 'killed' });
@@ -66,7 +66,7 @@ describe('sandbox backends', () => {
   });
 
   it('disables the execution category when auto finds no working bwrap', async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'auto' }, { runner: { bwrapPath: '/nonexistent/bwrap' } });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'auto' }, { runner: { bwrapPath: '/nonexistent/bwrap' } });
     const s = await t.createSession({ profile: 'execute' });
     const res = await t.call(s, 'run_command', { command: 'true' });
     expect(res.status).toBe(503);
@@ -83,7 +83,7 @@ describe('sandbox backends', () => {
   });
 
   it('reports not ready when TOOLGATE_SANDBOX=bwrap and bwrap does not work', async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'bwrap' }, { runner: { bwrapPath: '/nonexistent/bwrap' } });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'bwrap' }, { runner: { bwrapPath: '/nonexistent/bwrap' } });
     const ready = await t.http.get('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.sandbox).toMatchObject({ ok: false, executionEnabled: false });

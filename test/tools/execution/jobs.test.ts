@@ -3,16 +3,16 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { eventually, isAlive, pidsWithArgv } from './processes.js';
 
 describe('background jobs', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: { id: string; token: string };
   const call = (tool: string, input: Record<string, unknown>, session = s) => t.call(session, tool, input);
 
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'bwrap' });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'bwrap' });
     s = await t.createSession({ profile: 'execute' });
   });
   afterAll(() => t.close());
@@ -101,7 +101,7 @@ describe('background jobs', () => {
   });
 
   it('kills running jobs when the app closes', async () => {
-    const other = await startApp({ TOOLGATE_SANDBOX: 'bwrap' });
+    const other = await injectApp({ TOOLGATE_SANDBOX: 'bwrap' });
     const session = await other.createSession({ profile: 'execute' });
     await other.call(session, 'run_command', { command: 'sleep 405.25', background: true });
     let pids: number[] = [];

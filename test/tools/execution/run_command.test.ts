@@ -3,17 +3,17 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../../helpers/app.js';
 
 describe('run_command', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: { id: string; token: string };
   const run = (input: Record<string, unknown>) => t.call(s, 'run_command', input);
 
   beforeAll(async () => {
     const configFile = path.join(tempDir('toolgate-config-'), 'config.json');
     writeFileSync(configFile, JSON.stringify({ limits: { outputMaxBytes: 2048 } }));
-    t = await startApp({ TOOLGATE_SANDBOX: 'bwrap', TOOLGATE_CONFIG: configFile });
+    t = await injectApp({ TOOLGATE_SANDBOX: 'bwrap', TOOLGATE_CONFIG: configFile });
     s = await t.createSession({ profile: 'execute', files: { 'sub/dir/f.txt': 'x' } });
   });
   afterAll(() => t.close());

@@ -1,14 +1,14 @@
 import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../../helpers/app.js';
 import { fileSession, outsideDir, type FileSession } from '../workspace-helpers.js';
 
-let t: TestApp;
+let t: InjectApp;
 let s: FileSession;
 let outside: string;
 beforeAll(async () => {
-  t = await startApp();
+  t = await injectApp();
   s = await fileSession(t);
   outside = outsideDir({ 'x.ts': 'outside' });
 });
@@ -79,7 +79,7 @@ describe('a 50 MB file', () => {
 
     const configFile = path.join(tempDir(), 'config.json');
     writeFileSync(configFile, JSON.stringify({ limits: { readMaxBytes: 64 * 1024 * 1024 } }));
-    const roomy = await startApp({ TOOLGATE_CONFIG: configFile });
+    const roomy = await injectApp({ TOOLGATE_CONFIG: configFile });
     try {
       const other = await fileSession(roomy);
       other.put('huge.log', `${line.repeat(count)}last line`);
@@ -211,7 +211,7 @@ describe('list_directory', () => {
   it('caps the number of entries with truncated', async () => {
     const configFile = path.join(tempDir(), 'config.json');
     writeFileSync(configFile, JSON.stringify({ limits: { maxEntries: 5 } }));
-    const small = await startApp({ TOOLGATE_CONFIG: configFile });
+    const small = await injectApp({ TOOLGATE_CONFIG: configFile });
     try {
       const l = await fileSession(small);
       for (let i = 0; i < 8; i++) l.put(`f${i}.txt`, 'x');

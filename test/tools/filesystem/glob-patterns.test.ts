@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 
 // Found by the fuzz test: "/" stripped to an empty pattern made fast-glob throw (a 500).
 describe('glob with degenerate patterns', () => {
-  let t: TestApp;
+  let t: InjectApp;
   let s: { id: string; token: string };
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
     s = await t.createSession({ profile: 'read-only', files: { 'a.txt': 'a', 'src/b.ts': 'b' } });
   });
   afterAll(() => t.close());

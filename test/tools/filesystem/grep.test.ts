@@ -1,16 +1,18 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
-import { fileSession, outsideDir, type FileSession } from '../workspace-helpers.js';
+import { toolContext, type ToolHarness, type ToolSession } from '../../helpers/tool-context.js';
+import { outsideDir } from '../workspace-helpers.js';
 
-let t: TestApp;
-let s: FileSession;
+// grep's execute runs directly (no HTTP): `{ data }` or `{ error }` (a ToolgateError, whose statusCode is
+// the catalog's HTTP status for it).
+let t: ToolHarness;
+let s: ToolSession;
 let outside: string;
 
 beforeAll(async () => {
-  t = await startApp();
-  s = await fileSession(t);
+  t = await toolContext();
+  s = await t.session();
   outside = outsideDir({ 'secret.ts': 'const needle = "outside";\n' });
   s.put(
     'src/a.ts',
@@ -44,13 +46,13 @@ afterAll(async () => {
   await t.close();
 });
 
-const grep = (input: Record<string, unknown>) => s.call('grep', input);
+const grep = (input: Record<string, unknown>) => s.attempt('grep', input);
 
 describe('grep', () => {
   it('finds matches sorted by path and line, skipping ignored, binary, .git and symlinked entries', async () => {
     const res = await grep({ pattern: 'needle' });
-    expect(res.status).toBe(200);
-    const paths = [...new Set(res.body.data.matches.map((m: { path: string }) => m.path))];
+    expect(res.error).toBeUndefined();
+    const paths = [...new Set(res.data.matches.map((m: { path: string }) => m.path))];
     expect(paths).toEqual([
       '.hidden/h.ts',
       'src/a.ts',
@@ -61,50 +63,50 @@ describe('grep', () => {
       'src/utf8.md',
       'sub/public.txt',
     ]);
-    expect(res.body.data.matches[1]).toEqual({ path: 'src/a.ts', line: 2, text: 'function needle() {' });
+    expect(res.data.matches[1]).toEqual({ path: 'src/a.ts', line: 2, text: 'function needle() {' });
   });
 
   it('reports CRLF lines without the carriage return and cuts long lines', async () => {
     const res = await grep({ pattern: 'needle', path: 'src', glob: '*.{ts,txt}' });
-    const crlf = res.body.data.matches.find((m: { path: string }) => m.path === 'src/crlf.ts');
+    const crlf = res.data.matches.find((m: { path: string }) => m.path === 'src/crlf.ts');
     expect(crlf).toEqual({ path: 'src/crlf.ts', line: 2, text: 'needle here' });
-    const long = res.body.data.matches.find((m: { path: string }) => m.path === 'src/long.txt');
+    const long = res.data.matches.find((m: { path: string }) => m.path === 'src/long.txt');
     expect(long.text).toMatch(/… \[line truncated: 3007 more chars\]$/);
   });
 
   it('supports case-insensitive, fixed strings, context and the other output modes', async () => {
     const ci = await grep({ pattern: 'NEEDLE', path: 'src/a.ts', case_insensitive: true });
-    expect(ci.body.data.matches.map((m: { line: number }) => m.line)).toEqual([2, 5]);
+    expect(ci.data.matches.map((m: { line: number }) => m.line)).toEqual([2, 5]);
     const fixed = await grep({ pattern: 'needle()', fixed_strings: true });
-    expect(fixed.body.data.matches).toEqual([{ path: 'src/a.ts', line: 2, text: 'function needle() {' }]);
+    expect(fixed.data.matches).toEqual([{ path: 'src/a.ts', line: 2, text: 'function needle() {' }]);
     const ctx = await grep({ pattern: 'return', path: 'src/a.ts', context: 1 });
-    expect(ctx.body.data.matches).toEqual([
+    expect(ctx.data.matches).toEqual([
       { path: 'src/a.ts', line: 2, text: 'function needle() {', context: true },
       { path: 'src/a.ts', line: 3, text: '  return 1;' },
       { path: 'src/a.ts', line: 4, text: '}', context: true },
     ]);
     const files = await grep({ pattern: 'needle', path: 'src', output_mode: 'files_with_matches' });
-    expect(files.body.data.files).toContain('src/deep/nested/c.ts');
+    expect(files.data.files).toContain('src/deep/nested/c.ts');
     const counts = await grep({
       pattern: 'eedle',
       path: 'src',
       output_mode: 'count',
       case_insensitive: true,
     });
-    expect(counts.body.data.counts).toContainEqual({ path: 'src/a.ts', count: 2 });
+    expect(counts.data.counts).toContainEqual({ path: 'src/a.ts', count: 2 });
   });
 
   it('pages with limit, truncated and nextOffset', async () => {
     const first = await grep({ pattern: 'needle', limit: 3 });
-    expect(first.body.data).toMatchObject({ truncated: true, nextOffset: 3, totalMatches: 8 });
+    expect(first.data).toMatchObject({ truncated: true, nextOffset: 3, totalMatches: 8 });
     const second = await grep({ pattern: 'needle', limit: 100, offset: 3 });
-    expect(second.body.data.matches).toHaveLength(5);
-    expect(second.body.data.truncated).toBe(false);
+    expect(second.data.matches).toHaveLength(5);
+    expect(second.data.truncated).toBe(false);
   });
 
   it('matches across lines in multiline mode', async () => {
     const res = await grep({ pattern: 'begin.*end', path: 'multi.txt', multiline: true });
-    expect(res.body.data.matches).toEqual([
+    expect(res.data.matches).toEqual([
       { path: 'multi.txt', line: 1, text: 'begin block\nmiddle\nend block' },
     ]);
   });
@@ -112,23 +114,19 @@ describe('grep', () => {
   it('rejects an invalid regex with 400 INVALID_REGEX and the engine message', async () => {
     for (const engine of ['ripgrep', 'javascript']) {
       const res = await grep({ pattern: 'foo(', engine });
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe('INVALID_REGEX');
-      expect(res.body.error.message.length).toBeGreaterThan(20);
+      expect(res.error?.statusCode).toBe(400);
+      expect(res.error.code).toBe('INVALID_REGEX');
+      expect(res.error.message.length).toBeGreaterThan(20);
     }
   });
 
   it('refuses paths outside the workspace, also through a symlink', async () => {
-    expect((await grep({ pattern: 'x', path: '../' })).status).toBe(403);
-    expect((await grep({ pattern: 'needle', path: 'link-out' })).status).toBe(403);
+    expect((await grep({ pattern: 'x', path: '../' })).error?.statusCode).toBe(403);
+    expect((await grep({ pattern: 'needle', path: 'link-out' })).error?.statusCode).toBe(403);
   });
 
   it('renders path:line: text for an LLM', async () => {
-    const res = await t.http
-      .post(`/v1/sessions/${s.id}/calls`)
-      .set('authorization', `Bearer ${s.token}`)
-      .send({ calls: [{ name: 'grep', arguments: { pattern: 'return', path: 'src/a.ts', context: 1 } }] });
-    const text = JSON.stringify(res.body);
+    const text = await s.rendered('grep', { pattern: 'return', path: 'src/a.ts', context: 1 });
     expect(text).toContain('src/a.ts:3:   return 1;');
   });
 });
@@ -168,9 +166,9 @@ describe('grep engines agree', () => {
       const content = await grep({ pattern: 'e', limit: 1, engine });
       const count = await grep({ pattern: 'e', output_mode: 'count', engine });
       const files = await grep({ pattern: 'e', output_mode: 'files_with_matches', engine });
-      expect(count.body.data.totalMatches).toBe(content.body.data.totalMatches);
-      expect(files.body.data.totalMatches).toBe(content.body.data.totalMatches);
-      expect(files.body.data.files).toEqual(count.body.data.counts.map((c: { path: string }) => c.path));
+      expect(count.data.totalMatches).toBe(content.data.totalMatches);
+      expect(files.data.totalMatches).toBe(content.data.totalMatches);
+      expect(files.data.files).toEqual(count.data.counts.map((c: { path: string }) => c.path));
     }
   });
 
@@ -181,22 +179,22 @@ describe('grep engines agree', () => {
       let offset: number | undefined = 0;
       while (offset !== undefined) {
         const res = await grep({ pattern: 'e', context: 1, limit: 3, offset, engine });
-        expect(res.body.data.totalMatches).toBe(all.body.data.totalMatches);
-        joined.push(...res.body.data.matches);
-        offset = res.body.data.nextOffset;
+        expect(res.data.totalMatches).toBe(all.data.totalMatches);
+        joined.push(...res.data.matches);
+        offset = res.data.nextOffset;
       }
-      expect(joined).toEqual(all.body.data.matches);
+      expect(joined).toEqual(all.data.matches);
     }
   });
 
   it.each(queries)('ripgrep and the JavaScript engine return the same data for %j', async (query) => {
     const rg = await grep({ ...query, engine: 'ripgrep' });
     const js = await grep({ ...query, engine: 'javascript' });
-    expect(rg.status).toBe(200);
-    expect(js.status).toBe(200);
-    expect({ ...js.body.data, engine: 'x' }).toEqual({ ...rg.body.data, engine: 'x' });
-    expect(rg.body.data.engine).toBe('ripgrep');
-    expect(js.body.data.engine).toBe('javascript');
+    expect(rg.error).toBeUndefined();
+    expect(js.error).toBeUndefined();
+    expect({ ...js.data, engine: 'x' }).toEqual({ ...rg.data, engine: 'x' });
+    expect(rg.data.engine).toBe('ripgrep');
+    expect(js.data.engine).toBe('javascript');
   });
 });
 
@@ -208,7 +206,7 @@ describe('grep over a large file', () => {
     writeFileSync(path.join(s.dir, 'big/huge.txt'), `${line.repeat(count)}the needle at the end\n`);
     for (const engine of ['ripgrep', 'javascript']) {
       const res = await grep({ pattern: 'needle', path: 'big', engine });
-      expect(res.body.data.matches).toEqual([
+      expect(res.data.matches).toEqual([
         { path: 'big/huge.txt', line: count + 1, text: 'the needle at the end' },
       ]);
     }

@@ -1,12 +1,12 @@
 // Every file tool renders compact text for an LLM (served as `text` by the batch endpoint).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
+import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { fileSession, type FileSession } from '../workspace-helpers.js';
 
-let t: TestApp;
+let t: InjectApp;
 let s: FileSession;
 beforeAll(async () => {
-  t = await startApp();
+  t = await injectApp();
   s = await fileSession(t);
 });
 afterAll(() => t.close());

@@ -1,23 +1,21 @@
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../../helpers/app.js';
-import { fixtureSession } from '../code/fixture.js';
+import { toolContext, type ToolHarness, type ToolSession } from '../../helpers/tool-context.js';
+import { FIXTURE_REPO } from '../code/fixture.js';
 
+// The tools' execute runs directly on the fixture workspace (no HTTP): a failing call rejects.
 describe('project tools on the multi-language fixture', () => {
-  let t: TestApp;
-  let s: Awaited<ReturnType<typeof fixtureSession>>;
+  let t: ToolHarness;
+  let s: ToolSession;
   beforeAll(async () => {
-    t = await startApp();
-    s = await fixtureSession(t);
+    t = await toolContext();
+    s = await t.session({ profile: 'read-only' });
+    cpSync(FIXTURE_REPO, s.dir, { recursive: true });
   });
   afterAll(() => t.close());
 
-  const data = async (tool: string, input: unknown = {}) => {
-    const res = await t.call(s, tool, input);
-    if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.data;
-  };
+  const data = (tool: string, input: unknown = {}) => s.run(tool, input);
 
   it('detect_project_type reads ecosystems, package managers and frameworks from the manifests', async () => {
     const result = await data('detect_project_type');
@@ -144,19 +142,19 @@ describe('project tools on the multi-language fixture', () => {
   });
 
   it('get_project_overview cuts the directory summary to the token budget', async () => {
-    const res = await t.call(s, 'get_project_overview', { max_tokens: 150 });
-    expect(res.status).toBe(200);
-    expect(res.body.data.truncated).toBe(true);
-    expect(res.body.data.directories.every((d: { path: string }) => !d.path.includes('/'))).toBe(true);
+    const { data, error } = await s.attempt('get_project_overview', { max_tokens: 150 });
+    expect(error).toBeUndefined();
+    expect(data.truncated).toBe(true);
+    expect(data.directories.every((d: { path: string }) => !d.path.includes('/'))).toBe(true);
   });
 
   it('project tools work on an empty workspace', async () => {
-    const empty = await t.createSession({ profile: 'read-only' });
+    const empty = await t.session({ profile: 'read-only' });
     for (const tool of ['detect_project_type', 'extract_conventions', 'get_project_overview']) {
-      const res = await t.call(empty, tool, {});
-      expect(res.status, tool).toBe(200);
+      const { error } = await empty.attempt(tool, {});
+      expect(error, tool).toBeUndefined();
     }
-    const detected = await t.call(empty, 'detect_project_type', {});
-    expect(detected.body.data.ecosystems).toEqual([]);
+    const detected = await empty.run('detect_project_type', {});
+    expect(detected.ecosystems).toEqual([]);
   });
 });

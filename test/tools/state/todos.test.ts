@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, tempDir, type TestApp } from '../../helpers/app.js';
+import { injectApp, tempDir, type InjectApp } from '../../helpers/app.js';
 
 describe('todo_write / todo_read', () => {
-  let t: TestApp;
+  let t: InjectApp;
   beforeAll(async () => {
-    t = await startApp();
+    t = await injectApp();
   });
   afterAll(() => t.close());
 
@@ -105,13 +105,13 @@ describe('todo_write / todo_read', () => {
 describe('todo state across a restart', () => {
   it('survives closing and reopening the app on the same data dir', async () => {
     const dataDir = tempDir();
-    const first = await startApp({}, { dataDir });
+    const first = await injectApp({}, { dataDir });
     const session = await first.createSession();
     await first.call(session, 'todo_write', {
       todos: [{ id: 'keep', content: 'Persist me', status: 'pending' }],
     });
     await first.close({ keepData: true });
-    const second = await startApp({}, { dataDir });
+    const second = await injectApp({}, { dataDir });
     try {
       const read = await second.call(session, 'todo_read', {});
       expect(read.status).toBe(200);
