@@ -48,8 +48,9 @@ export const record =
       caller: request.caller,
       inputSummary,
     });
+    // The answer waits for the row's journal write (shared by the calls that end in the same turn).
     const write = (status: AuditStatus, httpStatus: number, errorCode: string | null, bytesOut: number) =>
-      audit.record({
+      audit.recordBeforeAnswer({
         callId: call.callId,
         ts: Date.now(),
         sessionId,
@@ -77,12 +78,12 @@ export const record =
     try {
       const result = await next();
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
-      write('success', 200, null, Buffer.byteLength(result.dataJson));
+      await write('success', 200, null, Buffer.byteLength(result.dataJson));
       ended(true);
       return result;
     } catch (err) {
       const error = asToolgateError(err, logger, { callId: call.callId, tool: request.toolName, sessionId });
-      write(statusOf(error), error.statusCode, error.code, 0);
+      await write(statusOf(error), error.statusCode, error.code, 0);
       events.publish(sessionId, 'error', {
         callId: call.callId,
         tool: request.toolName,

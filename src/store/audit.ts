@@ -186,6 +186,13 @@ export class AuditStore {
   private journalBytes = 0;
   private journalFailures = 0;
 
+  /** Rows recordBeforeAnswer took this turn, not yet in the journal, and the promise their write settles. */
+  private turnLines: string[] = [];
+  /** How many of those are not held in memory (it was at its cap): the journal is their only copy. */
+  private turnOverflow = 0;
+  private turnWritten: Promise<void> | undefined;
+  private settleTurn: (() => void) | undefined;
+
   /** Some journaled rows are only in the journal (memory was at its cap): the next commit re-reads it. */
   private spilled = false;
   private rowsDropped = 0;
@@ -256,14 +263,63 @@ export class AuditStore {
    * commit that succeeds (only a crash before then would lose it). The call it records still succeeds.
    */
   record(entry: AuditEntry): void {
-    const row = { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
-    const journaled = this.appendToJournal(`${JSON.stringify(row)}\n`);
+    const row = this.keyed(entry);
+    this.hold(row, this.appendToJournal(`${JSON.stringify(row)}\n`));
+  }
+
+  /**
+   * Like record, but the row reaches the journal with every other row recorded this way in the same turn
+   * of the event loop, in one write(2) (in the check phase, after the turn's I/O callbacks). The promise
+   * settles once it is there: the pipeline answers a call only then, so an acknowledged call is still
+   * durable against a crash, and under load many calls share a system call.
+   */
+  recordBeforeAnswer(entry: AuditEntry): Promise<void> {
+    const row = this.keyed(entry);
+    this.turnLines.push(`${JSON.stringify(row)}\n`);
+    if (this.pending.length < this.maxPendingRows) this.pending.push(row);
+    else this.turnOverflow++;
+    const written = (this.turnWritten ??= new Promise<void>((resolve) => {
+      this.settleTurn = resolve;
+      setImmediate(this.writeTurn);
+    }));
+    this.scheduleCommit();
+    return written;
+  }
+
+  private keyed(entry: AuditEntry): AuditEntry & { journalKey: string } {
+    return { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
+  }
+
+  /** Keeps a row for the next commit; past the memory cap it waits in the journal only. */
+  private hold(row: AuditEntry & { journalKey: string }, journaled: boolean): void {
     if (this.pending.length < this.maxPendingRows) this.pending.push(row);
     else if (journaled) this.spilled = true;
     else this.rowsDropped++;
+    this.scheduleCommit();
+  }
+
+  private scheduleCommit(): void {
     if (this.pending.length >= FLUSH_BATCH) this.flushInBackground();
     else this.timer ??= setTimeout(() => this.flushInBackground(), FLUSH_DELAY_MS);
   }
+
+  /** Writes this turn's rows (recordBeforeAnswer) to the journal and lets their calls be answered. */
+  private readonly writeTurn = (): void => {
+    if (!this.settleTurn) return;
+    const lines = this.turnLines.join('');
+    const overflow = this.turnOverflow;
+    const settle = this.settleTurn;
+    this.turnLines = [];
+    this.turnOverflow = 0;
+    this.turnWritten = undefined;
+    this.settleTurn = undefined;
+    const journaled = this.appendToJournal(lines);
+    if (overflow > 0) {
+      if (journaled) this.spilled = true;
+      else this.rowsDropped += overflow;
+    }
+    settle();
+  };
 
   /** True when the whole line reached the journal. */
   private appendToJournal(line: string): boolean {
@@ -316,6 +372,8 @@ export class AuditStore {
 
   /** Commits every pending row now; readers call it first so they see every acknowledged call. */
   flush(): void {
+    // This turn's rows go to the journal first: a row past the memory cap has no other copy.
+    this.writeTurn();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0 && !this.spilled) return;
