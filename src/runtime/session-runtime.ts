@@ -3,12 +3,34 @@
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
 import { PassThrough, Writable } from 'node:stream';
 import type { Span } from '@opentelemetry/api';
+import { isToolgateError } from '../lib/errors.js';
 import { failSpan, inSpan, tracedParent, type Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
 import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.js';
 import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { RuntimeConnection, runtimeUnavailable, type OpReply } from './connection.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
+
+/** Operations that only read (the workspace or the runtime's own state) and hold nothing in the runtime. */
+const RERUNNABLE_READS: ReadonlySet<OpName> = new Set<OpName>([
+  'resolve',
+  'stat',
+  'readFile',
+  'hashFile',
+  'readdir',
+  'usage',
+  'ping',
+  'fileInfo',
+  'listDirectory',
+  'glob',
+  'grep',
+  'walkSource',
+  'readFiles',
+  'fileDigest',
+  'snapshotScan',
+  'snapshotRead',
+  'packTree',
+]);
 
 export interface RuntimeEvents {
   started(sessionId: string, coldStartMs: number): void;
@@ -52,6 +74,8 @@ export class SessionRuntime {
   private runningCommands = 0;
   private nextProc = 1;
   private stoppedOnPurpose = false;
+  /** Connections the watchdog killed for not answering: what they were doing is not run again. */
+  private readonly hung = new WeakSet<RuntimeConnection>();
   private innerPid = 0;
   /** Kills each running command's processes from the host (see launch). */
   private readonly commandKillers = new Set<() => void>();
@@ -154,6 +178,17 @@ export class SessionRuntime {
     this.begin();
     try {
       return await connection.call(op, args, payload, signal);
+    } catch (err) {
+      // A read sent to a runtime that was dying (killed or crashed between calls, its death not yet
+      // seen) runs once more on a fresh one: it changes nothing, so running it twice is safe, and the
+      // caller gets its answer instead of a 503 for a crash that had already happened. Not after a stop
+      // on purpose (the session is going away), not after a hang (the read may be what hung), nor for
+      // anything that writes or holds runtime state.
+      if (!RERUNNABLE_READS.has(op) || connection.alive || this.stoppedOnPurpose || signal?.aborted)
+        throw err;
+      if (this.hung.has(connection)) throw err;
+      if (!isToolgateError(err) || err.code !== 'RUNTIME_UNAVAILABLE') throw err;
+      return await (await this.connect()).call(op, args, payload, signal);
     } finally {
       this.end();
     }
@@ -192,6 +227,7 @@ export class SessionRuntime {
           () =>
             setImmediate(() => {
               if (answered) return;
+              this.hung.add(connection);
               connection.fail(`it stopped answering (no reply within ${this.options.hangMs} ms)`);
               connection.child.kill('SIGKILL');
             }),

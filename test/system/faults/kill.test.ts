@@ -78,6 +78,20 @@ describe('kill -9 mid-call', () => {
     for (const call of [res, killed]) expect(audited.has(call.body.callId)).toBe(true);
   }, 60_000);
 
+  it('of the session runtime between calls: the next read is answered by a fresh runtime, not a 503', async () => {
+    const s = await t.createSession({ files: { 'a.txt': 'alpha\n' } });
+    for (let round = 0; round < 10; round += 1) {
+      expect((await t.call(s, 'read_file', { path: 'a.txt' })).status).toBe(200);
+      const runtime = t.app.services.runtimes.get(s.id);
+      expect(runtime?.pid).toBeDefined();
+      // The next call goes out before the service has seen the death: the read runs once more on a new one.
+      process.kill(runtime!.pid!, 'SIGKILL');
+      const info = await t.call(s, 'file_info', { path: 'a.txt' });
+      expect(info.status).toBe(200);
+      expect(info.body.data.size).toBe(6);
+    }
+  }, 60_000);
+
   it('of the session runtime during a large write: old content or new, never torn', async () => {
     const s = await t.createSession({ files: { 'big.txt': 'old\n' } });
     const hostDir = t.app.services.workspaces.dirFor(s.id);
