@@ -10,6 +10,7 @@ import { newCallId } from '../lib/call-id.js';
 import { statusOf } from './record.js';
 import { summarizeInput } from '../lib/input-summary.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
+import { needsApproval } from '../policies/approvals/step.js';
 import { rateLimit } from '../policies/rate-limit/step.js';
 import type { Config } from '../config.js';
 import type { ToolRegistry } from '../contract/registry.js';
@@ -128,11 +129,7 @@ export function beginTransfer(
 /** Refuses a transfer whose tool the session's approval policy covers (see policies/approvals/step.ts). */
 function approvalError(services: TransferServices, session: SessionRecord, like: TransferSpec['like']) {
   const tool = services.registry.get(like)?.tool;
-  const needs = session.approval;
-  const needed =
-    tool !== undefined &&
-    (tool.autoRun === false || needs.includes(tool.name) || needs.includes(tool.category));
-  if (!needed) return undefined;
+  if (tool === undefined || !needsApproval(session.approval, tool)) return undefined;
   return toolgateError(
     'PERMISSION_DENIED',
     `${like} needs an operator's approval in this session, and a file transfer cannot wait for one`,

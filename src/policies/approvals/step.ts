@@ -1,20 +1,25 @@
 // Calls to tools or categories the session marks as needing approval, and every call of a tool defined
 // with autoRun false (a tool folder's `auto_run: false`), are parked: stored as pending and
-// answered 202 with the call id. An operator approves or denies them (core/policy/approvals.ts); an
+// answered 202 with the call id. An operator approves or denies them (service.ts); an
 // approved call re-enters the pipeline with `approved` set and passes this step.
 import type { ApprovalStore } from './store.js';
 import { toolgateError } from '../../lib/errors.js';
 import { summarizeInput } from '../../lib/input-summary.js';
 import type { Middleware } from '../../contract/call.js';
 
+/** Whether a call of `tool` waits for an operator in a session with this approval list. */
+export const needsApproval = (
+  approvalList: readonly string[],
+  tool: { name: string; category: string; autoRun?: boolean },
+): boolean =>
+  tool.autoRun === false || approvalList.includes(tool.name) || approvalList.includes(tool.category);
+
 export const approval =
   (store: ApprovalStore, ttlMs: number): Middleware =>
   (call, next) => {
     const { request } = call;
     const tool = call.entry.tool;
-    const needs = request.session.approval;
-    const needed = tool.autoRun === false || needs.includes(tool.name) || needs.includes(tool.category);
-    if (request.approved || !needed) return next();
+    if (request.approved || !needsApproval(request.session.approval, tool)) return next();
     const now = Date.now();
     const expiresAt = now + ttlMs;
     store.create({
