@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus as cpuList, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { treeCpuSeconds } from './child.js';
 import { fmt, startServer } from './lib.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -93,7 +94,11 @@ const barePort = await new Promise<number>((resolve) =>
 const payloadFile = path.join(scratch, 'payload.bin');
 writeFileSync(payloadFile, randomBytes(UPLOAD_MB * 1024 * 1024));
 
-async function upload(url: string, headers: string[]): Promise<number> {
+/** Server CPU seconds of each upload (service and its runtime, or the bare server's process), by side. */
+const uploadCpu: Record<'ours' | 'theirs', number[]> = { ours: [], theirs: [] };
+
+async function upload(url: string, headers: string[], side: 'ours' | 'theirs', pid: number): Promise<number> {
+  const cpuBefore = treeCpuSeconds(pid);
   const started = process.hrtime.bigint();
   await curl([
     '-o',
@@ -105,14 +110,20 @@ async function upload(url: string, headers: string[]): Promise<number> {
     ...headers.flatMap((h) => ['-H', h]),
     url,
   ]);
-  return seconds(started);
+  const elapsed = seconds(started);
+  uploadCpu[side].push(treeCpuSeconds(pid) - cpuBefore);
+  return elapsed;
 }
 const uploads = await alternate(
   () =>
-    upload(`${server.url}/v1/sessions/${session.id}/files/upload/big.bin`, [
-      `authorization: ${auth.authorization}`,
-    ]),
-  () => upload(`http://127.0.0.1:${barePort}/upload`, []),
+    upload(
+      `${server.url}/v1/sessions/${session.id}/files/upload/big.bin`,
+      [`authorization: ${auth.authorization}`],
+      'ours',
+      // This process (the service; curl runs as a child that has exited by then) and its runtime.
+      process.pid,
+    ),
+  () => upload(`http://127.0.0.1:${barePort}/upload`, [], 'theirs', bare.pid!),
 );
 const loadAfter = loadavg()[0];
 bare.kill();
@@ -136,3 +147,9 @@ console.log(
 );
 console.log(`  rounds (s)           : ours ${rounds(uploads.all.ours)}; bare ${rounds(uploads.all.theirs)}`);
 console.log(`  ratio                : ${fmt(uploads.theirs / uploads.ours)} (target >= 0.8)`);
+// CPU time is the stable number on a busy machine (the wall-clock ratio moves with whatever else runs).
+const cpuMs = (side: 'ours' | 'theirs') => median(uploadCpu[side].slice(1)) * 1000;
+console.log(
+  `  server CPU (median) : toolgate ${fmt(cpuMs('ours'), 0)} ms, bare ${fmt(cpuMs('theirs'), 0)} ms per upload; ` +
+    `bare/toolgate ${fmt(cpuMs('theirs') / cpuMs('ours'))}`,
+);

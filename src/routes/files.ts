@@ -1,6 +1,6 @@
-// /v1/sessions/{id}/files/{path}: raw bytes in and out of a workspace. PUT streams the body to the
-// session runtime (atomic replace, parents created, expected_sha256 compare-and-swap); GET streams a file
-// back with its SHA-256 as ETag, If-None-Match and single byte ranges. Allowed when write_file / read_file
+// /v1/sessions/{id}/files/{path}: raw bytes in and out of a workspace. PUT streams the body into a temp
+// file the session runtime opened (transfer/runtime-streams.ts uploadFile: atomic replace, parents
+// created, expected_sha256 compare-and-swap); GET streams a file back with its SHA-256 as ETag, If-None-Match and single byte ranges. Allowed when write_file / read_file
 // would be, held to the quota and upload limit, one audit row each.
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,7 +17,7 @@ import { rawBodyValidatorCompiler } from '../http/validator-compiler.js';
 import { Workspace } from '../runtime/workspace.js';
 import { mimeType } from '../lib/mime.js';
 import { admitTransfer } from '../engine/transfer-gate.js';
-import { feedAndFinish, pullFrom } from '../transfer/runtime-streams.js';
+import { pullFrom, uploadFile } from '../transfer/runtime-streams.js';
 
 // The file path is the route's wildcard ("*"): TypeBox cannot compile a property of that name, so it is
 // read from the params as they come and checked by the runtime.
@@ -76,16 +76,18 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
         checkDeclaredLength(request, config.limits.uploadMaxBytes);
         const workspace = new Workspace(runtimes.for(session), clientGone(reply));
         const { relative } = await workspace.resolve(filePath);
-        const result = await fileLocks.run([`${session.id}\0${relative}`], async () => {
-          const { stream } = (
-            await workspace.call('uploadOpen', {
+        const result = await fileLocks.run([`${session.id}\0${relative}`], () =>
+          uploadFile(
+            workspace,
+            {
               path: relative,
               maxBytes: config.limits.uploadMaxBytes,
               ...(expected !== undefined ? { expectedSha256: expected } : {}),
-            })
-          ).result;
-          return feedAndFinish(workspace, stream, rawBody(request), sent);
-        });
+            },
+            rawBody(request),
+            sent,
+          ),
+        );
         if (!('sha256' in result))
           throw toolgateError('INTERNAL_ERROR', 'The upload finished as something else');
         // The session wrote it, so it knows this version: its next edit needs no fresh read.

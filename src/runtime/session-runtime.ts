@@ -1,6 +1,7 @@
 // One session's runtime as the service sees it: started on the first operation, restarted after a
 // crash or a hang, stopped when idle. Tools never hold a process; they call through this handle, which
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
+import { promises as fs } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import type { Span } from '@opentelemetry/api';
 import { isToolgateError } from '../lib/errors.js';
@@ -10,6 +11,9 @@ import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.
 import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { RuntimeConnection, runtimeUnavailable, type OpReply } from './connection.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
+import { reopenForWriting } from './reopen-descriptor.js';
+
+type FileHandle = fs.FileHandle;
 
 /** Operations that only read (the workspace or the runtime's own state) and hold nothing in the runtime. */
 const RERUNNABLE_READS: ReadonlySet<OpName> = new Set<OpName>([
@@ -77,6 +81,8 @@ export class SessionRuntime {
   /** Connections the watchdog killed for not answering: what they were doing is not run again. */
   private readonly hung = new WeakSet<RuntimeConnection>();
   private innerPid = 0;
+  /** st_dev of the workspace root on the host, the only file system an upload may be reopened on. */
+  private workspaceDevice: number | undefined;
   /** Kills each running command's processes from the host (see launch). */
   private readonly commandKillers = new Set<() => void>();
   starts = 0;
@@ -257,6 +263,44 @@ export class SessionRuntime {
     if (this.watchdog) clearInterval(this.watchdog);
     this.idleTimer = null;
     this.watchdog = null;
+  }
+
+  /** Counts the runtime's starts: a descriptor it named is only meaningful in the same generation. */
+  get generation(): number {
+    return this.starts;
+  }
+
+  /**
+   * Runs `write` on a write-only handle of the file that the runtime of generation `generation` holds as
+   * descriptor `fd` (reopened through /proc; see reopen-descriptor.ts), and closes the handle after it
+   * (unless `write` lent it to a stream that closes it).
+   * The runtime counts as busy meanwhile (no idle stop, the watchdog watches it). Undefined, without
+   * running `write`, when that runtime is gone or the file cannot be reopened: send the bytes instead.
+   */
+  async writeThroughDescriptor<T>(
+    generation: number,
+    fd: number,
+    write: (handle: FileHandle) => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
+    const connection = this.connection;
+    if (!connection?.alive || generation !== this.starts || this.options.overlay?.()) return undefined;
+    const pid = this.backend.runtimePid(connection.child, this.innerPid);
+    if (pid === undefined) return undefined;
+    this.workspaceDevice ??= (await fs.stat(this.workspaceRoot).catch(() => undefined))?.dev;
+    if (this.workspaceDevice === undefined) return undefined;
+    const handle = await reopenForWriting(pid, fd, this.workspaceDevice);
+    // The runtime may have restarted while the file was reopened: its descriptors are another's now.
+    if (!handle || !connection.alive || generation !== this.starts) {
+      await handle?.close();
+      return undefined;
+    }
+    this.begin();
+    try {
+      return { value: await write(handle) };
+    } finally {
+      this.end();
+      await handle.close().catch(() => undefined);
+    }
   }
 
   /** Resource use of the runtime process (null when it is not running). */

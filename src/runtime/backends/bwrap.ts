@@ -22,6 +22,16 @@ export function bwrapRuntimeBackend(
   const node = realpathSync(process.execPath);
   /** Host pid of each runtime's node process, found once (bwrap → its pid 1 → node). */
   const runtimeHostPids = new WeakMap<ChildProcess, number>();
+  const runtimePid = (runtime: ChildProcess, innerRuntimePid: number): number | undefined => {
+    if (runtime.pid === undefined) return undefined;
+    let nodePid = runtimeHostPids.get(runtime);
+    if (nodePid === undefined) {
+      nodePid = findDescendant(runtime.pid, innerRuntimePid);
+      if (nodePid === undefined) return undefined;
+      runtimeHostPids.set(runtime, nodePid);
+    }
+    return nodePid;
+  };
   return {
     name: 'bwrap',
     isolated: true,
@@ -41,15 +51,10 @@ export function bwrapRuntimeBackend(
         : { file: bwrap, args };
       return spawn(launch.file, launch.args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     },
+    runtimePid,
     hostPid(runtime, innerRuntimePid, innerPid) {
-      if (runtime.pid === undefined) return undefined;
-      let nodePid = runtimeHostPids.get(runtime);
-      if (nodePid === undefined) {
-        nodePid = findDescendant(runtime.pid, innerRuntimePid);
-        if (nodePid === undefined) return undefined;
-        runtimeHostPids.set(runtime, nodePid);
-      }
-      return findChild(nodePid, innerPid);
+      const nodePid = runtimePid(runtime, innerRuntimePid);
+      return nodePid === undefined ? undefined : findChild(nodePid, innerPid);
     },
   };
 }

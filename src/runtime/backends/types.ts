@@ -34,6 +34,8 @@ export interface RuntimeBackend {
   /** Where the runtime's own Node.js binary is, as its commands see it (MCP servers run on it). */
   readonly nodePath: string;
   start(request: RuntimeStart): ChildProcess;
+  /** Host pid of the runtime's own Node.js process (not bwrap's), from the pid it reports of itself. */
+  runtimePid(runtime: ChildProcess, innerRuntimePid: number): number | undefined;
   /** Host pid of a process the runtime started, from the pid the runtime sees (they differ in a pid namespace). */
   hostPid(runtime: ChildProcess, innerRuntimePid: number, innerPid: number): number | undefined;
 }

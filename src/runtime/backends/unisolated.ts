@@ -26,6 +26,7 @@ export function unisolatedRuntimeBackend(
       });
     },
     // No pid namespace: the pid the runtime sees is the host's.
+    runtimePid: (runtime) => runtime.pid,
     hostPid: (_runtime, _innerRuntimePid, innerPid) => innerPid,
   };
 }

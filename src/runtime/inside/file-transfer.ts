@@ -75,12 +75,15 @@ export function checkExpected(relative: string, expected: string | undefined, ac
   });
 }
 
+/** An upload's sink, with the descriptor of its temp file and the most bytes it may take. */
+export type UploadSink = SinkStream & { readonly fd: number; readonly allowance: number };
+
 export async function fileSink(
   absolute: string,
   relative: string,
   args: { expectedSha256?: string; maxBytes: number },
   { usage, quotaBytes }: Pick<OpContext, 'usage' | 'quotaBytes'>,
-): Promise<SinkStream> {
+): Promise<UploadSink> {
   if (relative === '.') throw toolgateError('NOT_A_FILE', 'Cannot write to the workspace root');
   const previous = await lstatOrNull(absolute);
   if (previous && !previous.isFile()) throw notRegular(relative, entryType(previous));
@@ -100,9 +103,12 @@ export async function fileSink(
   await guard(relative, () => makeDirs(path.dirname(absolute)));
   const temp = tempPathFor(absolute);
   const keepMode = previous ? previous.mode & 0o7777 : 0o644;
-  const handle = await guard(relative, () => fs.open(temp, 'wx', keepMode));
+  // Readable too: an upload the service wrote itself is hashed by reading it back (syncAndHashAdopted).
+  const handle = await guard(relative, () => fs.open(temp, 'wx+', keepMode));
   const hash = createHash('sha256');
   let written = 0;
+  /** Set when the service wrote the bytes itself (adopt): the file is then hashed here, at the end. */
+  let adopted = false;
   let closed = false;
   const drop = async () => {
     if (closed) return;
@@ -110,22 +116,51 @@ export async function fileSink(
     await handle.close().catch(() => undefined);
     await fs.rm(temp, { force: true });
   };
+  /**
+   * Bytes written past this process: the file must hold exactly as many as the service said it wrote (a
+   * command that appended to the temp file meanwhile, or a short write, fails the upload). The hash is of
+   * what the file holds, read back from the page cache while the disk syncs.
+   */
+  const syncAndHashAdopted = async (): Promise<string> => {
+    const stat = await handle.stat();
+    if (stat.size !== written) {
+      throw toolgateError('CONFLICT', `${relative} changed while it was being uploaded`, {
+        suggestion: 'Upload it again.',
+      });
+    }
+    const [, sha256] = await Promise.all([handle.sync(), digestOf(handle, stat)]);
+    return sha256;
+  };
+  const refuseBeyondAllowance = () => {
+    if (written > allowance) {
+      throw written > args.maxBytes ? tooLarge(args.maxBytes) : overQuota(relative, used, quotaBytes);
+    }
+  };
   return {
     kind: 'sink',
+    fd: handle.fd,
+    allowance,
     accept(chunk) {
       written += chunk.length;
-      if (written > allowance) {
-        throw written > args.maxBytes ? tooLarge(args.maxBytes) : overQuota(relative, used, quotaBytes);
-      }
+      refuseBeyondAllowance();
       hash.update(chunk);
+    },
+    adopt({ bytes }) {
+      if (written > 0 || adopted)
+        throw toolgateError('BAD_REQUEST', 'The upload was already fed through the stream');
+      written = bytes;
+      refuseBeyondAllowance();
+      adopted = true;
     },
     async write(chunk) {
       await guard(relative, () => handle.write(chunk));
     },
     async finish(): Promise<UploadResult> {
+      let sha256: string | undefined;
       try {
         await guard(relative, async () => {
-          await handle.sync();
+          if (adopted) sha256 = await syncAndHashAdopted();
+          else await handle.sync();
           await handle.chmod(keepMode);
           await moveMtimePast(handle, previous);
           await handle.close();
@@ -138,7 +173,7 @@ export async function fileSink(
         throw err;
       }
       const stat = await fs.stat(absolute);
-      const sha256 = hash.digest('hex');
+      sha256 ??= hash.digest('hex');
       rememberDigest(stat, sha256);
       usage.adjust(stat.size - (previous?.size ?? 0), previous ? 0 : 1);
       return { relative, created: previous === null, stat: toFileStat(stat), sha256, bytes: written };

@@ -20,6 +20,11 @@ export interface SinkStream {
    */
   accept?(chunk: Buffer): void;
   write(chunk: Buffer): Promise<void>;
+  /**
+   * An upload whose bytes the service wrote itself, through the descriptor it reopened (see
+   * runtime/reopen-descriptor.ts): takes their count in place of what write would have seen.
+   */
+  adopt?(written: { bytes: number }): void;
   /** Commits what was written; the stream is closed afterwards either way. */
   finish(): Promise<UploadResult | ExtractResult>;
   /** Drops it: what it wrote so far is removed. */

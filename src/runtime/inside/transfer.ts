@@ -1,5 +1,6 @@
 // The transfer operations (ops/transfer.ts) inside the runtime: each *Open makes a stream in the
 // runtime's table, and the stream* operations feed, drain, finish or drop it.
+import { toolgateError } from '../../lib/errors.js';
 import type { TransferOps } from '../ops/transfer.js';
 import { extractSink } from './archive-extract.js';
 import { packSource } from './archive-pack.js';
@@ -12,7 +13,12 @@ export function transferHandlers(streams: StreamTable): Handlers<Omit<TransferOp
     async uploadOpen({ path, expectedSha256, maxBytes }, _payload, ctx) {
       const target = await ctx.paths.resolve(path);
       const sink = await fileSink(target.absolute, target.relative, { expectedSha256, maxBytes }, ctx);
-      return reply({ stream: streams.add(sink), relative: target.relative });
+      return reply({
+        stream: streams.add(sink),
+        relative: target.relative,
+        fd: sink.fd,
+        allowance: sink.allowance,
+      });
     },
 
     async downloadOpen({ path, start, end }, _payload, { paths, signal }) {
@@ -63,8 +69,15 @@ export function transferHandlers(streams: StreamTable): Handlers<Omit<TransferOp
       return reply({ eof }, chunk);
     },
 
-    async streamFinish({ stream }) {
-      const result = await streams.run(stream, 'sink', (sink) => sink.finish());
+    async streamFinish({ stream, written }) {
+      const result = await streams.run(stream, 'sink', (sink) => {
+        if (written) {
+          if (!sink.adopt)
+            throw toolgateError('BAD_REQUEST', `Stream ${stream} takes no bytes written past it`);
+          sink.adopt(written);
+        }
+        return sink.finish();
+      });
       streams.forget(stream);
       return reply(result);
     },

@@ -44,7 +44,12 @@ export interface TransferOps {
    */
   uploadOpen: {
     args: { path: string; expectedSha256?: string; maxBytes: number };
-    result: { stream: number; relative: string };
+    /**
+     * `fd`: the runtime's descriptor of the temp file, which the service may reopen through /proc and
+     * write itself (see runtime/reopen-descriptor.ts) instead of sending the bytes in streamWrite frames;
+     * `allowance`: the most bytes the upload may have (its size limit or what the quota leaves).
+     */
+    result: { stream: number; relative: string; fd: number; allowance: number };
   };
   /** Opens a regular file for reading bytes [start, end] (inclusive; default the whole file). */
   downloadOpen: {
@@ -78,8 +83,15 @@ export interface TransferOps {
   streamWrite: { args: { stream: number }; result: { bytes: number } };
   /** The next chunk (payload) of a reading stream, at most about maxBytes; eof after the last. */
   streamRead: { args: { stream: number; maxBytes: number }; result: { eof: boolean } };
-  /** Ends a writing stream and commits it: an upload's rename, an extraction's move into place. */
-  streamFinish: { args: { stream: number }; result: UploadResult | ExtractResult };
+  /**
+   * Ends a writing stream and commits it: an upload's rename, an extraction's move into place. `written`:
+   * the service wrote an upload's bytes through the reopened descriptor instead of streamWrite, and says
+   * how many; the runtime checks the count against the file and the allowance, and hashes the file.
+   */
+  streamFinish: {
+    args: { stream: number; written?: { bytes: number } };
+    result: UploadResult | ExtractResult;
+  };
   /** Drops a stream; whatever it wrote is removed. Unknown ids are ignored. */
   streamClose: { args: { stream: number }; result: Record<string, never> };
 }
