@@ -12,12 +12,16 @@
 // open of such a file for writing fails (EROFS) because the link keeps the sandbox's mount.
 import { constants, promises as fs, type Stats } from 'node:fs';
 
-type FileHandle = fs.FileHandle;
+export type FileHandle = fs.FileHandle;
 
 /** Flags of the reopen: no controlling tty, no blocking on a FIFO, and nothing created or truncated. */
 const WRITE_ONLY = constants.O_WRONLY | constants.O_NOCTTY | constants.O_NONBLOCK;
 
 const sameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino;
+
+/** The device of the workspace root (a directory the service made; it never looks inside). */
+export const deviceOf = async (workspaceRoot: string): Promise<number | undefined> =>
+  (await fs.stat(workspaceRoot).catch(() => undefined))?.dev;
 
 /**
  * A write-only handle on the regular file that process `pid` (a host pid) holds as descriptor `fd`, when

@@ -1,7 +1,6 @@
 // One session's runtime as the service sees it: started on the first operation, restarted after a
 // crash or a hang, stopped when idle. Tools never hold a process; they call through this handle, which
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
-import { promises as fs } from 'node:fs';
 import { PassThrough, Writable } from 'node:stream';
 import type { Span } from '@opentelemetry/api';
 import { isToolgateError } from '../lib/errors.js';
@@ -11,9 +10,7 @@ import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.
 import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { RuntimeConnection, runtimeUnavailable, type OpReply } from './connection.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
-import { reopenForWriting } from './reopen-descriptor.js';
-
-type FileHandle = fs.FileHandle;
+import { deviceOf, reopenForWriting, type FileHandle } from './reopen-descriptor.js';
 
 /** Operations that only read (the workspace or the runtime's own state) and hold nothing in the runtime. */
 const RERUNNABLE_READS: ReadonlySet<OpName> = new Set<OpName>([
@@ -286,7 +283,7 @@ export class SessionRuntime {
     if (!connection?.alive || generation !== this.starts || this.options.overlay?.()) return undefined;
     const pid = this.backend.runtimePid(connection.child, this.innerPid);
     if (pid === undefined) return undefined;
-    this.workspaceDevice ??= (await fs.stat(this.workspaceRoot).catch(() => undefined))?.dev;
+    this.workspaceDevice ??= await deviceOf(this.workspaceRoot);
     if (this.workspaceDevice === undefined) return undefined;
     const handle = await reopenForWriting(pid, fd, this.workspaceDevice);
     // The runtime may have restarted while the file was reopened: its descriptors are another's now.

@@ -35,6 +35,8 @@ const ALLOWED: Record<string, string> = {
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
   'runtime/backends/host-pids.ts': "reads the host's /proc to find a held command's pid",
+  'runtime/reopen-descriptor.ts':
+    "reopens an upload's temp file through /proc/<pid>/fd/<n>: the runtime's open file, never a workspace path",
   'console/assets.ts': "reads the operator console's static files (console/ and uPlot) at start",
   'sources/folder/load.ts': "reads tool folders (definition.json, the entry) from the operator's tools dir",
   'lib/make-dirs.ts': 'mkdir -p with the real error; used inside the runtime and for the data dir',
