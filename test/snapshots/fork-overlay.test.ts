@@ -3,6 +3,7 @@
 // of the lower tree), modes and bytes, forks of forks, a runtime restart, clean-up on delete, and what the
 // child's sandbox can see of the host. Skipped, saying why, where overlays are not available; there a
 // fork must say `copy: "full"`.
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,22 @@ describe('copy-on-write forks', () => {
     // A copied-up write never reaches the shared blob: a second fork still gets the parent's bytes.
     const second = await fork(parent);
     expect(await run(second, 'cat src/a.txt')).toBe('a\n');
+  });
+
+  it('takes uploads into the child through frames (its overlay file cannot be reopened), byte for byte', async (ctx) => {
+    if (!overlay) ctx.skip(why);
+    const parent = await seeded();
+    const child = await fork(parent);
+    const bytes = randomBytes(3 * 1024 * 1024 + 11);
+    const put = await t.http
+      .put(`/v1/sessions/${child.id}/files/src/a.txt`)
+      .set('authorization', `Bearer ${child.token}`)
+      .set('content-type', 'application/octet-stream')
+      .send(bytes);
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(await run(child, 'sha256sum src/a.txt | cut -c1-64')).toBe(`${put.body.sha256}\n`);
+    expect(await run(parent, 'cat src/a.txt')).toBe('a\n');
   });
 
   it('deletes and renames files and lower directories in the child', async (ctx) => {
