@@ -108,6 +108,25 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   throw new TypeError('fetchLike sends string and byte bodies only');
 }
 
+// One "abort" listener per signal, not one per request: the SDK passes its transport's signal with
+// every call, and adding and removing an EventTarget listener each time was a visible share of the
+// adapter's CPU. Aborting destroys the signal's requests in flight, which rejects them (or errors the
+// body stream of one already answered) with the signal's reason, as fetch does.
+const inFlight = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
+function abortWith(signal: AbortSignal, req: http.ClientRequest) {
+  if (signal.aborted) return req.destroy(signal.reason as Error);
+  let requests = inFlight.get(signal);
+  if (!requests) {
+    const tracked = new Set<http.ClientRequest>();
+    signal.addEventListener('abort', () => tracked.forEach((r) => r.destroy(signal.reason as Error)), {
+      once: true,
+    });
+    inFlight.set(signal, (requests = tracked));
+  }
+  requests.add(req);
+  req.once('close', () => requests.delete(req));
+}
+
 export function keepAliveClient(): HttpClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   // A GET is the SDK's server-to-client event stream, open for the client's life: its own connection,
@@ -117,10 +136,12 @@ export function keepAliveClient(): HttpClient {
     url: string | URL,
     options: http.RequestOptions,
     body: string | Uint8Array | undefined,
+    signal?: AbortSignal | null,
   ): Promise<IncomingMessage> =>
     new Promise((resolve, reject) => {
       const req = http.request(url, options, resolve);
       req.on('error', reject);
+      if (signal) abortWith(signal, req);
       req.end(body);
     });
   const readAll = (res: IncomingMessage): Promise<Buffer> =>
@@ -149,8 +170,9 @@ export function keepAliveClient(): HttpClient {
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
       const res = await request(
         url,
-        { method, headers, agent: method === 'GET' ? streamAgent : agent, signal: init.signal ?? undefined },
+        { method, headers, agent: method === 'GET' ? streamAgent : agent },
         body,
+        init.signal,
       );
       const status = res.statusCode ?? 0;
       const statusText = res.statusMessage ?? '';
