@@ -4,93 +4,12 @@
 // one persistent connection, no per-call setup. `fetchLike` lets the MCP SDK's client use the same one.
 import http, { type IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
+import { AnswerHeaders, BufferedResponse, NULL_BODY_STATUSES } from './http-response.js';
 
 export interface HttpClient {
   post(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string }>;
   fetchLike(url: string | URL, init?: RequestInit): Promise<Response>;
   close(): void;
-}
-
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-/** A fetch Response whose body was read whole from node:http: status, headers and the body's bytes. */
-class BufferedResponse implements Response {
-  readonly type = 'basic';
-  readonly redirected = false;
-  readonly ok: boolean;
-  #used = false;
-  #stream: ReadableStream<Uint8Array<ArrayBuffer>> | null | undefined;
-
-  constructor(
-    readonly status: number,
-    readonly statusText: string,
-    readonly headers: Headers,
-    private readonly content: Buffer | null,
-    readonly url: string,
-  ) {
-    this.ok = status >= 200 && status < 300;
-  }
-
-  // Built only when asked for: most answers are read with text() or json(), and a web stream per
-  // response is what made undici's Response expensive here.
-  get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
-    if (this.#stream === undefined)
-      this.#stream = this.content ? new Blob([new Uint8Array(this.content)]).stream() : null;
-    return this.#stream;
-  }
-
-  get bodyUsed(): boolean {
-    return this.#used || (this.#stream?.locked ?? false);
-  }
-
-  #take(): Buffer {
-    if (this.bodyUsed) throw new TypeError('Body is unusable: Body has already been read');
-    this.#used = true;
-    return this.content ?? Buffer.alloc(0);
-  }
-
-  async text(): Promise<string> {
-    const text = this.#take().toString('utf8');
-    // As fetch decodes: UTF-8, a leading byte order mark dropped.
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  }
-
-  async json(): Promise<unknown> {
-    return JSON.parse(await this.text()) as unknown;
-  }
-
-  async bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    return new Uint8Array(this.#take());
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    return (await this.bytes()).buffer;
-  }
-
-  async blob(): Promise<Blob> {
-    return new Blob([new Uint8Array(this.#take())], { type: this.headers.get('content-type') ?? '' });
-  }
-
-  async formData(): Promise<FormData> {
-    return new Response(new Uint8Array(this.#take()), { headers: this.headers }).formData();
-  }
-
-  clone(): Response {
-    if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
-    return new BufferedResponse(
-      this.status,
-      this.statusText,
-      new Headers(this.headers),
-      this.content,
-      this.url,
-    );
-  }
-}
-
-function responseHeaders(res: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (let i = 0; i < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
-  return headers;
 }
 
 /** RequestInit headers as the object node:http takes. */
@@ -178,14 +97,14 @@ export function keepAliveClient(): HttpClient {
       const statusText = res.statusMessage ?? '';
       if (/^text\/event-stream\s*(;|$)/i.test(res.headers['content-type'] ?? '')) {
         const stream = Readable.toWeb(res) as ReadableStream<Uint8Array>;
-        return new Response(stream, { status, statusText, headers: responseHeaders(res) });
+        return new Response(stream, { status, statusText, headers: new AnswerHeaders(res) });
       }
       const bytes = await readAll(res);
       const empty = NULL_BODY_STATUSES.has(status) || method === 'HEAD';
       return new BufferedResponse(
         status,
         statusText,
-        responseHeaders(res),
+        new AnswerHeaders(res),
         empty ? null : bytes,
         String(url),
       );
