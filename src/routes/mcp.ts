@@ -64,7 +64,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const fast = fastToolCall(request.headers, request.body);
       if (fast) {
         const body = await runFastToolCall(pipeline, session, fast, clientGone(reply), turnOf(request));
-        return reply.code(200).type('application/json').send(JSON.stringify(body));
+        return reply.code(200).type('application/json').send(body);
       }
       const answer = await handleMcpRequest(
         { registry, pipeline, switches, jsonSchemaValidator, services: app.services },

@@ -164,7 +164,11 @@ describe('MCP endpoint', () => {
   });
 
   it('answers a single tools/call on its fast path exactly as the SDK transport does', async () => {
-    const session = await t.createSession({ profile: 'read-only', files: { 'a.txt': 'alpha\n' } });
+    const session = await t.createSession({
+      profile: 'read-only',
+      // Text that JSON escapes: the fast path splices in the data's JSON instead of serialising it again.
+      files: { 'a.txt': 'alpha\n', 'q.txt': '"quoted" \\ tab\t ü \u2028 😀\n'.repeat(500) },
+    });
     const post = (body: object, headers: Record<string, string> = {}) =>
       t.http
         .post('/mcp')
@@ -180,6 +184,7 @@ describe('MCP endpoint', () => {
     };
     const calls = [
       { name: 'read_file', arguments: { path: 'a.txt' } },
+      { name: 'read_file', arguments: { path: 'q.txt', offset: 2 } },
       { name: 'read_file', arguments: { path: 'missing.txt' } },
       { name: 'no_such_tool', arguments: {} },
       { name: 'write_file', arguments: { path: 'b.txt', content: 'x' } },

@@ -1,7 +1,7 @@
 // An MCP tools/call, run through the shared pipeline (entry point "mcp"), and its outcome as an MCP
 // result: the model-facing text always, the structured data when the tool returned an object (what its
 // outputSchema describes), and isError for failures. The SDK server and the endpoint's fast path both
-// call runToolCall, so the two answer alike.
+// run the call with runToolCall and map it with callToolResult, so the two answer alike.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { outcomeText } from '../result-text.js';
 import type { Pipeline } from '../../engine/pipeline.js';
@@ -26,7 +26,20 @@ export function callToolResult(outcome: CallOutcome): CallToolResult {
   };
 }
 
-export async function runToolCall(
+/**
+ * callToolResult as JSON. structuredContent is the call's data, which the pipeline already serialised
+ * (outcome.dataJson, also what the audit counted): it is spliced in, not serialised a second time, as the
+ * REST envelope does (a read_file result carries the file's content there).
+ */
+export function callToolResultJson(outcome: CallOutcome): string {
+  const { structuredContent, ...rest } = callToolResult(outcome);
+  const json = JSON.stringify(rest);
+  if (!outcome.ok || structuredContent === undefined) return json;
+  return `${json.slice(0, -1)},"structuredContent":${outcome.dataJson}}`;
+}
+
+/** Runs one tools/call through the pipeline; the outcome, to map with callToolResult or callToolResultJson. */
+export function runToolCall(
   pipeline: Pipeline,
   session: SessionRecord,
   name: string,
@@ -34,8 +47,8 @@ export async function runToolCall(
   signal: AbortSignal,
   /** The client's X-Toolgate-Turn header, if it sent one. */
   turn?: string,
-): Promise<CallToolResult> {
-  const outcome = await pipeline.execute({
+): Promise<CallOutcome> {
+  return pipeline.execute({
     toolName: name,
     input,
     session,
@@ -45,5 +58,4 @@ export async function runToolCall(
     signal,
     turn,
   });
-  return callToolResult(outcome);
 }

@@ -6,12 +6,11 @@
 // the same pipeline and the same result mapping. Anything else (initialize, tools/list, notifications,
 // batches, malformed messages) goes to the SDK, which stays the reference for the protocol.
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Pipeline } from '../../engine/pipeline.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import { isJsonObject } from '../../lib/json.js';
-import { runToolCall } from './call-result.js';
+import { callToolResultJson, runToolCall } from './call-result.js';
 
 export interface FastToolCall {
   readonly id: string | number;
@@ -43,14 +42,14 @@ export function fastToolCall(headers: IncomingHttpHeaders, body: unknown): FastT
   return { id, name: params.name, arguments: params.arguments ?? {} };
 }
 
-/** Runs the call (see runToolCall) and returns the JSON-RPC response body. */
+/** Runs the call (see runToolCall) and returns the JSON-RPC response body, as JSON. */
 export async function runFastToolCall(
   pipeline: Pipeline,
   session: SessionRecord,
   call: FastToolCall,
   signal: AbortSignal,
   turn?: string,
-): Promise<{ jsonrpc: '2.0'; id: string | number; result: CallToolResult }> {
-  const result = await runToolCall(pipeline, session, call.name, call.arguments, signal, turn);
-  return { jsonrpc: '2.0', id: call.id, result };
+): Promise<string> {
+  const outcome = await runToolCall(pipeline, session, call.name, call.arguments, signal, turn);
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(call.id)},"result":${callToolResultJson(outcome)}}`;
 }

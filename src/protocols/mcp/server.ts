@@ -17,7 +17,7 @@ import { toolAccess } from '../../policies/permissions/permissions.js';
 import type { ToolRegistry } from '../../contract/registry.js';
 import type { ToolSwitches } from '../../policies/tool-switches/service.js';
 import type { SessionRecord } from '../../store/sessions.js';
-import { runToolCall } from './call-result.js';
+import { callToolResult, runToolCall } from './call-result.js';
 import { listResources, readResource, type ResourceServices } from './resources.js';
 
 export interface McpDeps {
@@ -51,14 +51,16 @@ export function createMcpServer(deps: McpDeps, session: SessionRecord): Server {
       .filter((entry) => deps.switches.isEnabled(entry.tool) && toolAccess(session, entry).allowed)
       .map(mcpDeclaration),
   }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    runToolCall(
-      deps.pipeline,
-      session,
-      request.params.name,
-      request.params.arguments ?? {},
-      extra.signal,
-      turnHeader(extra.requestInfo?.headers['x-toolgate-turn']),
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+    callToolResult(
+      await runToolCall(
+        deps.pipeline,
+        session,
+        request.params.name,
+        request.params.arguments ?? {},
+        extra.signal,
+        turnHeader(extra.requestInfo?.headers['x-toolgate-turn']),
+      ),
     ),
   );
   server.setRequestHandler(ListResourcesRequestSchema, () => listResources(deps.services, session));
