@@ -74,32 +74,38 @@ export async function readRegular(
 
 /**
  * Reads to end of file, which may come before or after `expected` bytes if the file changes meanwhile;
- * stops once more than `cap` bytes were read (the caller refuses that).
+ * stops once more than `cap` bytes were read (the caller refuses that). The first read asks for one byte
+ * more than expected: a read of a regular file comes back short only at its end, so for a file that did
+ * not grow that one read is the whole job (no second read, no spare buffer, just to see the end).
  */
 function readAllSync(fd: number, expected: number, cap: number): Buffer {
-  const chunks: Buffer[] = [];
-  let size = Math.max(expected, 1024);
-  for (let total = 0; total <= cap;) {
-    const chunk = Buffer.allocUnsafe(size);
-    const n = readSync(fd, chunk, 0, size, null);
-    if (n === 0) break;
-    chunks.push(n === size ? chunk : chunk.subarray(0, n));
-    total += n;
-    size = 64 * 1024;
+  const first = Buffer.allocUnsafe(expected + 1);
+  const n = readSync(fd, first, 0, first.length, null);
+  if (n < first.length) return first.subarray(0, n);
+  // It grew: read on, in chunks, to its new end.
+  const chunks: Buffer[] = [first];
+  for (let total = n; total <= cap;) {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const read = readSync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) break;
+    chunks.push(chunk.subarray(0, read));
+    total += read;
   }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  return Buffer.concat(chunks);
 }
 
+/** As readAllSync, through the thread pool (large files). */
 async function readAll(fd: number, expected: number, cap: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = expected + 1;
-  for (let total = 0; total <= cap;) {
-    const chunk = Buffer.allocUnsafe(size);
-    const { bytesRead } = await readAsync(fd, chunk, 0, size, null);
-    if (bytesRead === 0) break;
-    chunks.push(chunk.subarray(0, bytesRead));
-    total += bytesRead;
-    size = 1024 * 1024;
+  const first = Buffer.allocUnsafe(expected + 1);
+  const { bytesRead } = await readAsync(fd, first, 0, first.length, null);
+  if (bytesRead < first.length) return first.subarray(0, bytesRead);
+  const chunks: Buffer[] = [first];
+  for (let total = bytesRead; total <= cap;) {
+    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    const { bytesRead: read } = await readAsync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) break;
+    chunks.push(chunk.subarray(0, read));
+    total += read;
   }
   return Buffer.concat(chunks);
 }
