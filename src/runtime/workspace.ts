@@ -1,6 +1,7 @@
 // What a tool sees of its session's workspace: named operations that run inside the session runtime.
 // There is no host path here, on purpose: a tool cannot open, stat, rename or unlink a workspace path
 // itself, so it cannot check a path and then use it after a command swapped it for a symlink.
+import type { CancelSignal } from '../lib/cancellation.js';
 import type { OpReply } from './connection.js';
 import type { FileStat, OpArgs, OpName, OpResult } from './ops/index.js';
 import type { SessionRuntime } from './session-runtime.js';
@@ -22,7 +23,7 @@ export class Workspace {
   constructor(
     readonly runtime: SessionRuntime,
     /** The call's signal: a cancelled call cancels its runtime operations too. */
-    private readonly signal?: AbortSignal,
+    private readonly signal?: CancelSignal,
   ) {}
 
   private bytesRead = 0;
