@@ -42,9 +42,9 @@ export class Workspace {
 
   async call<K extends OpName>(op: K, args: OpArgs<K>, payload?: Uint8Array): Promise<OpReply<OpResult<K>>> {
     const named = args as { path?: unknown; from?: unknown; to?: unknown };
-    for (const value of [named.path, named.from, named.to]) {
-      if (typeof value === 'string') this.paths.add(value);
-    }
+    if (typeof named.path === 'string') this.paths.add(named.path);
+    if (typeof named.from === 'string') this.paths.add(named.from);
+    if (typeof named.to === 'string') this.paths.add(named.to);
     const reply = await this.runtime.call(op, args, payload, this.signal);
     this.bytesWritten += payload?.byteLength ?? 0;
     this.bytesRead += reply.payload.byteLength;

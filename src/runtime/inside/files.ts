@@ -1,5 +1,5 @@
 // Single-path file operations, inside the runtime. Errors are ToolgateErrors naming the relative path.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -13,6 +13,7 @@ import {
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { fromFsError, toolgateError } from '../../lib/errors.js';
+import { sha256 } from '../../lib/text.js';
 import type { FileOps } from '../ops/files.js';
 import { reply, type Handlers } from './handler.js';
 import { entryType, notRegular, toFileStat } from './stat.js';
@@ -109,8 +110,6 @@ async function readAll(fd: number, expected: number, cap: number): Promise<Buffe
   }
   return Buffer.concat(chunks);
 }
-
-export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /** The temp file of an atomic write beside `absolute` (swept at start if a crash left it behind). */
 export const tempPathFor = (absolute: string): string =>
