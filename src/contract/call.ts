@@ -3,6 +3,7 @@ import type { RegisteredTool } from './registry.js';
 import type { OutputChunk } from '../lib/output-chunk.js';
 import type { SessionRecord } from '../store/sessions.js';
 import type { ToolgateError } from '../lib/errors.js';
+import type { Cancellation, CancelSignal } from '../lib/cancellation.js';
 
 export type EntryPoint = 'rest' | 'batch' | 'mcp';
 export type CallerKind = 'admin' | 'session';
@@ -18,8 +19,8 @@ export interface CallRequest {
   /** Size of the request body that carried this call. */
   bytesIn: number;
   callId?: string;
-  /** Fires when the client goes away. */
-  signal?: AbortSignal;
+  /** Fires when the client goes away (an AbortSignal will do). */
+  signal?: CancelSignal;
   onOutput?: (chunk: OutputChunk) => void;
   idempotencyKey?: string;
   /** Set when an operator approved this call: the approval middleware lets it through. */
@@ -38,7 +39,7 @@ export interface CallState {
   /** Extra response headers a middleware wants sent (e.g. RateLimit on success). */
   headers: Record<string, string>;
   /** Set by the timeout middleware: aborts on timeout, client disconnect or shutdown. */
-  signal?: AbortSignal;
+  cancel?: Cancellation;
   /** Runs of the tool so far (set by the retry step; audited). */
   attempts?: number;
   /** Answered from an identical earlier call of its batch or turn (set by the duplicate step; audited). */

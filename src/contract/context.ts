@@ -4,6 +4,7 @@
 import type { Config } from '../config.js';
 import type { CodeIndex } from '../code/code-index.js';
 import type { JobManager } from '../jobs/job-manager.js';
+import type { CancelSignal } from '../lib/cancellation.js';
 import type { KeyedLock } from '../lib/keyed-lock.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { OutputChunk } from '../lib/output-chunk.js';
@@ -40,7 +41,7 @@ export interface ToolServices {
   /** Serializes changes to the same file (keyed by session and relative path). */
   readonly fileLocks: KeyedLock;
   /** The parts of a call's context that come with its workspace. */
-  callContext(session: SessionRecord, signal: AbortSignal): CallContextExtras;
+  callContext(session: SessionRecord, signal: CancelSignal): CallContextExtras;
 }
 
 export interface ToolContext {

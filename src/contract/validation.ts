@@ -33,11 +33,12 @@ export function compileValidator(tool: AnyTool): InputValidator {
   const schema = tool.input as TSchema;
   const check = Compile(schema);
   const example = () => tool.examples?.[0] ?? exampleFor(schema as JsonSchema);
+  const applyDefaults = topLevelDefaults(schema as JsonSchema) ?? ((value) => Value.Default(schema, value));
   return {
     validate(input: unknown): unknown {
       // A missing body on a tool without required fields means "no arguments".
       const candidate = input === undefined || input === null ? {} : input;
-      const withDefaults = Value.Default(schema, candidate);
+      const withDefaults = applyDefaults(candidate);
       if (check.Check(withDefaults)) return withDefaults;
       const problems = describeErrors([...check.Errors(withDefaults)] as SchemaError[], schema as JsonSchema);
       const summary = problems.map((p) => `${p.field}: ${p.problem}`).join('; ');
@@ -48,6 +49,39 @@ export function compileValidator(tool: AnyTool): InputValidator {
     },
   };
 }
+
+/**
+ * Most tools' defaults are plain values on top-level properties (read_file's offset and limit): for such a
+ * schema, what Value.Default does (fill each property that is undefined, in place) is a loop over them,
+ * without walking the schema on every call. Undefined when the schema has defaults anywhere else (nested,
+ * or objects and arrays that would need a copy each time): Value.Default handles those.
+ */
+function topLevelDefaults(schema: JsonSchema): ((value: unknown) => unknown) | undefined {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (schema.type !== 'object' || !properties || 'default' in schema) return undefined;
+  const defaults: [string, unknown][] = [];
+  for (const [key, property] of Object.entries(properties)) {
+    const { default: value, ...rest } = property;
+    if (hasDefault(rest)) return undefined;
+    if (!('default' in property)) continue;
+    if (value !== null && typeof value === 'object') return undefined;
+    defaults.push([key, value]);
+  }
+  if (schema.additionalProperties && hasDefault(schema.additionalProperties)) return undefined;
+  return (value) => {
+    if (typeof value === 'object' && value !== null) {
+      const record = value as Record<string, unknown>;
+      for (const [key, fallback] of defaults) if (record[key] === undefined) record[key] = fallback;
+    }
+    return value;
+  };
+}
+
+/** Whether a `default` keyword appears anywhere in a schema. */
+const hasDefault = (schema: unknown): boolean =>
+  typeof schema === 'object' &&
+  schema !== null &&
+  ('default' in schema || Object.values(schema).some((value) => hasDefault(value)));
 
 const fieldName = (instancePath: string): string => {
   if (instancePath === '') return '(input)';

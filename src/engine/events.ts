@@ -39,6 +39,11 @@ export class EventHub {
     return channel;
   }
 
+  /** Whether a session's events are kept (someone subscribed or asked to watch): else publish drops them. */
+  watching(sessionId: string): boolean {
+    return this.channels.has(sessionId);
+  }
+
   publish(sessionId: string, type: ActivityEventType, data: Record<string, unknown>): void {
     const channel = this.channels.get(sessionId);
     // Nobody has ever subscribed: skip the buffer work on the hot path.

@@ -3,7 +3,7 @@
 import { fromStorageError, isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
 import type { EventHub } from './events.js';
 import type { ToolLogger } from '../lib/logger.js';
-import type { AuditStatus, AuditStore } from '../store/audit.js';
+import type { AuditEntry, AuditStatus, AuditStore } from '../store/audit.js';
 import { summarizeInput } from '../lib/input-summary.js';
 import type { CallState, Middleware } from '../contract/call.js';
 
@@ -41,58 +41,78 @@ export const record =
     const { request } = call;
     const sessionId = request.session.id;
     const inputSummary = summarizeInput(request.input);
-    events.publish(sessionId, 'tool_call_start', {
-      callId: call.callId,
-      tool: request.toolName,
-      entryPoint: request.entryPoint,
-      caller: request.caller,
-      inputSummary,
-    });
-    // The answer waits for the row's journal write (shared by the calls that end in the same turn).
-    const write = (status: AuditStatus, httpStatus: number, errorCode: string | null, bytesOut: number) =>
-      audit.recordBeforeAnswer({
-        callId: call.callId,
-        ts: Date.now(),
-        sessionId,
-        tool: String(request.toolName).slice(0, 100),
-        category: call.entry?.tool.category ?? null,
-        status,
-        errorCode,
-        httpStatus,
-        durationMs: elapsed(call),
-        bytesIn: request.bytesIn,
-        bytesOut,
-        caller: request.caller,
-        entryPoint: request.entryPoint,
-        inputSummary,
-        attempts: call.attempts ?? 1,
-        duplicate: call.duplicate === true,
-      });
-    const ended = (success: boolean) =>
-      events.publish(sessionId, 'tool_call_end', {
+    // Events are built only for a session someone watches: most calls have no audience.
+    if (events.watching(sessionId)) {
+      events.publish(sessionId, 'tool_call_start', {
         callId: call.callId,
         tool: request.toolName,
-        success,
-        durationMs: elapsed(call),
+        entryPoint: request.entryPoint,
+        caller: request.caller,
+        inputSummary,
       });
+    }
     try {
       const result = await next();
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
-      await write('success', 200, null, Buffer.byteLength(result.dataJson));
-      ended(true);
+      // The answer waits for the row's journal write (shared by the calls that end in the same turn).
+      await audit.recordBeforeAnswer(
+        auditEntry(call, inputSummary, 'success', 200, null, Buffer.byteLength(result.dataJson)),
+      );
+      if (events.watching(sessionId)) publishEnd(events, call, true);
       return result;
     } catch (err) {
       const error = asToolgateError(err, logger, { callId: call.callId, tool: request.toolName, sessionId });
-      await write(statusOf(error), error.statusCode, error.code, 0);
-      events.publish(sessionId, 'error', {
-        callId: call.callId,
-        tool: request.toolName,
-        error: error.toBody(),
-      });
-      ended(false);
+      await audit.recordBeforeAnswer(
+        auditEntry(call, inputSummary, statusOf(error), error.statusCode, error.code, 0),
+      );
+      if (events.watching(sessionId)) {
+        events.publish(sessionId, 'error', {
+          callId: call.callId,
+          tool: request.toolName,
+          error: error.toBody(),
+        });
+        publishEnd(events, call, false);
+      }
       throw error;
     }
   };
+
+function auditEntry(
+  call: CallState,
+  inputSummary: string,
+  status: AuditStatus,
+  httpStatus: number,
+  errorCode: string | null,
+  bytesOut: number,
+): AuditEntry {
+  const { request } = call;
+  return {
+    callId: call.callId,
+    ts: Date.now(),
+    sessionId: request.session.id,
+    tool: String(request.toolName).slice(0, 100),
+    category: call.entry?.tool.category ?? null,
+    status,
+    errorCode,
+    httpStatus,
+    durationMs: elapsed(call),
+    bytesIn: request.bytesIn,
+    bytesOut,
+    caller: request.caller,
+    entryPoint: request.entryPoint,
+    inputSummary,
+    attempts: call.attempts ?? 1,
+    duplicate: call.duplicate === true,
+  };
+}
+
+const publishEnd = (events: EventHub, call: CallState, success: boolean) =>
+  events.publish(call.request.session.id, 'tool_call_end', {
+    callId: call.callId,
+    tool: call.request.toolName,
+    success,
+    durationMs: elapsed(call),
+  });
 
 export const elapsed = (call: CallState): number =>
   Math.round((performance.now() - call.startedAt) * 1000) / 1000;

@@ -33,8 +33,8 @@ export const retry =
         if (attempt > 1) result.extraMetadata = { ...result.extraMetadata, attempts: attempt };
         return result;
       } catch (err) {
-        if (attempt >= policy.attempts || !isTransient(err) || call.signal?.aborted) throw err;
-        await sleep(backoffMs(policy, attempt), undefined, { signal: call.signal }).catch(() => {
+        if (attempt >= policy.attempts || !isTransient(err) || call.cancel?.aborted) throw err;
+        await sleep(backoffMs(policy, attempt), undefined, { signal: call.cancel?.signal }).catch(() => {
           throw err;
         });
       }

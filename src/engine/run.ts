@@ -1,5 +1,6 @@
 // The innermost step: builds the tool's context (workspace, signal, output sink) and executes it.
 import type { ToolContext, ToolServices } from '../contract/context.js';
+import { Cancellation } from '../lib/cancellation.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { EventHub } from './events.js';
 import type { ResolvedCall, RunResult } from '../contract/call.js';
@@ -9,12 +10,15 @@ export const runTool =
   async (call: ResolvedCall): Promise<RunResult> => {
     const { request } = call;
     const tool = call.entry.tool;
-    const signal = call.signal ?? new AbortController().signal;
+    const cancel = call.cancel ?? new Cancellation();
     const ctx: ToolContext = {
       callId: call.callId,
       session: request.session,
-      ...services.callContext(request.session, signal),
-      signal,
+      ...services.callContext(request.session, cancel),
+      // Made when the tool asks: most never do (their runtime operations are cancelled without it).
+      get signal() {
+        return cancel.signal;
+      },
       logger,
       limits: services.config.limits,
       services,

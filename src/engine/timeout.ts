@@ -1,16 +1,17 @@
-// Bounds a call's run time. On expiry (or client disconnect) the tool's signal aborts and the call
-// fails with 504 TIMEOUT; tools that run processes kill them when the signal fires.
+// Bounds a call's run time. On expiry (or client disconnect, or shutdown) the call's cancellation aborts
+// and the call fails with 504 TIMEOUT; tools that run processes kill them when it fires.
+import { Cancellation } from '../lib/cancellation.js';
 import { toolgateError } from '../lib/errors.js';
 import type { Middleware, RunResult } from '../contract/call.js';
 
 export const timeout = (defaultTimeoutMs: number, shutdownSignal: AbortSignal): Middleware => {
-  // Every running call's controller, aborted together at shutdown by one listener: a listener added and
+  // Every running call's cancellation, aborted together at shutdown by one listener: a listener added and
   // removed on the app-wide signal for each call was a measurable part of a call's cost.
-  const live = new Set<AbortController>();
+  const live = new Set<Cancellation>();
   shutdownSignal.addEventListener(
     'abort',
     () => {
-      for (const controller of live) controller.abort(shutdownSignal.reason);
+      for (const cancel of live) cancel.abort(shutdownSignal.reason);
     },
     { once: true },
   );
@@ -19,19 +20,18 @@ export const timeout = (defaultTimeoutMs: number, shutdownSignal: AbortSignal): 
     // A tool with its own limit (run_command's timeout_ms) gets a little headroom to report it itself.
     const own = tool.timeoutMs?.(call.input);
     const limitMs = own !== undefined ? own + 5_000 : defaultTimeoutMs;
-    const controller = new AbortController();
-    const abort = (reason: unknown) => controller.abort(reason);
-    if (shutdownSignal.aborted) abort(shutdownSignal.reason);
-    else live.add(controller);
-    const listeners = [call.request.signal]
-      .filter((s): s is AbortSignal => s !== undefined)
-      .map((signal) => {
-        const listener = () => abort(signal.reason);
-        if (signal.aborted) listener();
-        else signal.addEventListener('abort', listener, { once: true });
-        return () => signal.removeEventListener('abort', listener);
-      });
-    call.signal = controller.signal;
+    // One cancellation per call, and no AbortSignal unless the tool asks for one (ctx.signal).
+    const cancel = new Cancellation();
+    call.cancel = cancel;
+    if (shutdownSignal.aborted) cancel.abort(shutdownSignal.reason);
+    else live.add(cancel);
+    const client = call.request.signal;
+    let onClientGone: (() => void) | undefined;
+    if (client?.aborted) cancel.abort(client.reason);
+    else if (client) {
+      onClientGone = () => cancel.abort(client.reason);
+      client.addEventListener('abort', onClientGone, { once: true });
+    }
     // One promise settled by whichever comes first, the tool or the timer.
     return new Promise<RunResult>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -39,13 +39,13 @@ export const timeout = (defaultTimeoutMs: number, shutdownSignal: AbortSignal): 
           suggestion:
             'Narrow the request (a smaller path, a lower limit) or raise the timeout if the tool has one.',
         });
-        abort(error);
+        cancel.abort(error);
         reject(error);
       }, limitMs);
       const settle = () => {
         clearTimeout(timer);
-        live.delete(controller);
-        for (const remove of listeners) remove();
+        live.delete(cancel);
+        if (client && onClientGone) client.removeEventListener('abort', onClientGone);
       };
       let running: Promise<RunResult>;
       try {

@@ -1,8 +1,9 @@
 // Bearer authentication: the admin key or a session token, checked on every route except the public
 // ones (health, docs, openapi.json). Also the one place that decides whether a caller may see a session.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { toolgateError, type ToolgateError } from '../lib/errors.js';
+import { sha256Digest as digest } from '../lib/text.js';
 import type { SessionRecord } from '../store/sessions.js';
 
 export type Principal = { kind: 'admin' } | { kind: 'session'; session: SessionRecord };
@@ -18,8 +19,6 @@ declare module 'fastify' {
     access?: RouteAccess;
   }
 }
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
 
 const unauthorized = (message: string) =>
   toolgateError('UNAUTHORIZED', message, {

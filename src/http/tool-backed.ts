@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallOutcome } from '../contract/call.js';
 import { sessionForRequest } from './auth.js';
-import { clientGone, requestBytes, sendCallOutcome } from './call-response.js';
+import { clientGoneHook, requestBytes, sendCallOutcome } from './call-response.js';
 
 /** Runs the tool; on success returns its data, otherwise sends the error (or 202) and returns undefined. */
 export async function callToolForRoute(
@@ -23,7 +23,7 @@ export async function callToolForRoute(
     caller: request.principal!.kind,
     entryPoint: 'rest',
     bytesIn: requestBytes(request),
-    signal: clientGone(reply),
+    signal: clientGoneHook(reply),
   });
   request.callInfo = { sessionId: session.id, tool: toolName, callId: outcome.callId };
   if (outcome.ok) return outcome.data;

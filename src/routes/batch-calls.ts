@@ -11,7 +11,7 @@ import {
   renderBatch,
 } from '../protocols/batch.js';
 import { sessionForRequest } from '../http/auth.js';
-import { clientGone, turnOf } from '../http/call-response.js';
+import { clientGoneHook, turnOf } from '../http/call-response.js';
 import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { skipValidation } from '../http/validator-compiler.js';
 
@@ -40,7 +40,7 @@ export default async function batchCallRoutes(app: FastifyInstance): Promise<voi
       const results = await executeBatch({ pipeline, registry, turns }, batch, {
         session,
         caller: request.principal!.kind,
-        signal: clientGone(reply),
+        signal: clientGoneHook(reply),
         turn: turnOf(request),
       });
       return renderBatch(batch.format, results);

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
 import {
-  clientGone,
+  clientGoneHook,
   idempotencyKeyOf,
   requestBytes,
   sendCallOutcome,
@@ -33,7 +33,7 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
       caller: request.principal!.kind,
       entryPoint: 'rest',
       bytesIn: requestBytes(request),
-      signal: clientGone(reply),
+      signal: clientGoneHook(reply),
       idempotencyKey: idempotencyKeyOf(request),
       turn: turnOf(request),
     });

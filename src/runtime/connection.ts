@@ -1,6 +1,7 @@
 // The service's end of one runtime process: sends requests, matches responses, routes process events,
 // and turns the process's death into 503 RUNTIME_UNAVAILABLE for everything still waiting on it.
 import type { ChildProcess } from 'node:child_process';
+import type { CancelSignal } from '../lib/cancellation.js';
 import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../lib/errors.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
 import { FrameWriter } from './frame-writer.js';
@@ -14,6 +15,9 @@ export interface OpReply<R> {
 interface Pending {
   resolve(reply: OpReply<unknown>): void;
   reject(err: Error): void;
+  /** The caller's signal and what it does on abort (send a cancel), removed when the request settles. */
+  signal?: CancelSignal;
+  onAbort?: () => void;
 }
 
 export interface ProcessListener {
@@ -92,6 +96,7 @@ export class RuntimeConnection {
           const waiter = this.pending.get(header.id);
           this.pending.delete(header.id);
           if (!waiter) continue;
+          if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
           if (header.ok) waiter.resolve({ result: header.result, payload });
           else waiter.reject(fromWire(header.error));
         } else if (header.t === 'out' || header.t === 'exit') {
@@ -118,28 +123,33 @@ export class RuntimeConnection {
     op: K,
     args: OpArgs<K>,
     payload?: Uint8Array,
-    signal?: AbortSignal,
+    signal?: CancelSignal,
   ): Promise<OpReply<OpResult<K>>> {
     if (this.deadReason !== null) throw runtimeUnavailable(this.deadReason);
     const writer = this.writer;
     if (!writer) throw runtimeUnavailable('it could not be started');
     const id = this.nextId++;
+    let waiter!: Pending;
     const reply = new Promise<OpReply<OpResult<K>>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as Pending['resolve'], reject });
+      waiter = { resolve: resolve as Pending['resolve'], reject };
     });
+    this.pending.set(id, waiter);
     writeFrame(writer, { t: 'req', id, op, args }, payload);
-    if (signal) {
-      const cancel = () => {
-        if (this.pending.has(id) && this.alive)
-          writer.write(encodeFrame({ t: 'req', id: 0, op: 'cancel', args: { id } }));
-      };
-      if (signal.aborted) cancel();
-      else {
-        signal.addEventListener('abort', cancel, { once: true });
-        void reply.finally(() => signal.removeEventListener('abort', cancel)).catch(() => undefined);
-      }
+    if (signal?.aborted) this.cancel(id);
+    else if (signal) {
+      // Removed by whatever settles the request (its response, or the runtime's death): no promise of
+      // its own to wait for that.
+      waiter.signal = signal;
+      waiter.onAbort = () => this.cancel(id);
+      signal.addEventListener('abort', waiter.onAbort, { once: true });
     }
     return reply;
+  }
+
+  /** Asks the runtime to abort request `id`, if it is still running. */
+  private cancel(id: number): void {
+    if (this.pending.has(id) && this.alive)
+      this.writer?.write(encodeFrame({ t: 'req', id: 0, op: 'cancel', args: { id } }));
   }
 
   /** Sends without waiting for the answer (stdin data, kills): order is kept by the stream. */
@@ -171,7 +181,10 @@ export class RuntimeConnection {
     if (this.deadReason !== null) return;
     this.deadReason = reason;
     const error = runtimeUnavailable(reason);
-    for (const waiter of this.pending.values()) waiter.reject(error);
+    for (const waiter of this.pending.values()) {
+      if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
+      waiter.reject(error);
+    }
     this.pending.clear();
     for (const listener of this.processes.values()) listener.exit(null, 'SIGKILL');
     this.processes.clear();

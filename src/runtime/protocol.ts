@@ -48,18 +48,24 @@ const EMPTY = Buffer.alloc(0);
 export const MAX_FRAME_BYTES = 512 * 1024 * 1024;
 
 export function encodeFrame(header: FrameHeader, payload: Uint8Array = EMPTY): Buffer {
-  const [head, body] = encodeFrameParts(header, payload);
-  return body.length === 0 ? head : Buffer.concat([head, body]);
+  return encodeHead(header, payload.length, payload);
 }
 
 /** The frame as its head (lengths and header) and the payload as is: large payloads are not copied. */
 export function encodeFrameParts(header: FrameHeader, payload: Uint8Array = EMPTY): [Buffer, Uint8Array] {
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
-  const head = Buffer.allocUnsafe(8 + json.length);
-  head.writeUInt32LE(4 + json.length + payload.length, 0);
-  head.writeUInt32LE(json.length, 4);
-  json.copy(head, 8);
-  return [head, payload];
+  return [encodeHead(header, payload.length), payload];
+}
+
+/** Lengths and header, with `inline` (a small payload) after them: one buffer, the JSON written into it. */
+function encodeHead(header: FrameHeader, payloadLength: number, inline?: Uint8Array): Buffer {
+  const json = JSON.stringify(header);
+  const jsonLength = Buffer.byteLength(json);
+  const head = Buffer.allocUnsafe(8 + jsonLength + (inline?.length ?? 0));
+  head.writeUInt32LE(4 + jsonLength + payloadLength, 0);
+  head.writeUInt32LE(jsonLength, 4);
+  head.write(json, 8, jsonLength, 'utf8');
+  if (inline && inline.length > 0) head.set(inline, 8 + jsonLength);
+  return head;
 }
 
 /** Payloads from this size on are written after their head rather than copied into one buffer. */

@@ -3,6 +3,7 @@
 // is the `SessionRuntime` seam: everything about how the runtime is reached stays behind it.
 import { PassThrough, Writable } from 'node:stream';
 import type { Span } from '@opentelemetry/api';
+import type { CancelSignal } from '../lib/cancellation.js';
 import { isToolgateError } from '../lib/errors.js';
 import { failSpan, inSpan, tracedParent, type Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
@@ -159,7 +160,7 @@ export class SessionRuntime {
     op: K,
     args: OpArgs<K>,
     payload?: Uint8Array,
-    signal?: AbortSignal,
+    signal?: CancelSignal,
   ): Promise<OpReply<OpResult<K>>> {
     const tracing = this.options.tracing;
     // Only inside traced work: housekeeping (the expiry sweep clearing a workspace) makes no lone root spans.
@@ -175,9 +176,10 @@ export class SessionRuntime {
     op: K,
     args: OpArgs<K>,
     payload?: Uint8Array,
-    signal?: AbortSignal,
+    signal?: CancelSignal,
   ): Promise<OpReply<OpResult<K>>> {
-    const connection = await this.connect();
+    // Running already (the common case): no promise to wait for.
+    const connection = this.connection?.alive ? this.connection : await this.connect();
     this.begin();
     try {
       return await connection.call(op, args, payload, signal);
@@ -200,8 +202,6 @@ export class SessionRuntime {
   private begin(): void {
     this.outstanding++;
     this.lastActivity = Date.now();
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
     this.watch();
   }
 
@@ -247,13 +247,24 @@ export class SessionRuntime {
     this.watchdog.unref();
   }
 
-  private armIdle(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    if (this.outstanding > 0 || this.runningCommands > 0 || !this.connection) return;
-    this.idleTimer = setTimeout(() => this.stop(), this.options.idleMs);
+  /**
+   * Stops the runtime once nothing has run on it for idleMs. One timer that looks at lastActivity when it
+   * fires, rather than a timer cleared and set again around every operation.
+   */
+  private armIdle(delayMs = this.options.idleMs): void {
+    if (this.idleTimer || !this.connection) return;
+    this.idleTimer = setTimeout(this.idleCheck, delayMs);
     this.idleTimer.unref();
   }
+
+  private readonly idleCheck = (): void => {
+    this.idleTimer = null;
+    // Busy: the end of that work arms the timer again.
+    if (this.outstanding > 0 || this.runningCommands > 0 || !this.connection) return;
+    const idleForMs = Date.now() - this.lastActivity;
+    if (idleForMs >= this.options.idleMs) void this.stop();
+    else this.armIdle(this.options.idleMs - idleForMs);
+  };
 
   private clearTimers(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);

@@ -1,6 +1,7 @@
 // What a tool sees of its session's workspace: named operations that run inside the session runtime.
 // There is no host path here, on purpose: a tool cannot open, stat, rename or unlink a workspace path
 // itself, so it cannot check a path and then use it after a command swapped it for a symlink.
+import type { CancelSignal } from '../lib/cancellation.js';
 import type { OpReply } from './connection.js';
 import type { FileStat, OpArgs, OpName, OpResult } from './ops/index.js';
 import type { SessionRuntime } from './session-runtime.js';
@@ -22,7 +23,7 @@ export class Workspace {
   constructor(
     readonly runtime: SessionRuntime,
     /** The call's signal: a cancelled call cancels its runtime operations too. */
-    private readonly signal?: AbortSignal,
+    private readonly signal?: CancelSignal,
   ) {}
 
   private bytesRead = 0;
@@ -41,9 +42,9 @@ export class Workspace {
 
   async call<K extends OpName>(op: K, args: OpArgs<K>, payload?: Uint8Array): Promise<OpReply<OpResult<K>>> {
     const named = args as { path?: unknown; from?: unknown; to?: unknown };
-    for (const value of [named.path, named.from, named.to]) {
-      if (typeof value === 'string') this.paths.add(value);
-    }
+    if (typeof named.path === 'string') this.paths.add(named.path);
+    if (typeof named.from === 'string') this.paths.add(named.from);
+    if (typeof named.to === 'string') this.paths.add(named.to);
     const reply = await this.runtime.call(op, args, payload, this.signal);
     this.bytesWritten += payload?.byteLength ?? 0;
     this.bytesRead += reply.payload.byteLength;

@@ -93,6 +93,9 @@ export interface AuditEntry {
   duplicate?: boolean;
 }
 
+/** A row as the journal holds it: with its key (absent in rows journaled before keys existed). */
+type JournaledEntry = AuditEntry & { journalKey?: string };
+
 export interface AuditQuery {
   sessionId?: string;
   tool?: string;
@@ -180,7 +183,7 @@ export class AuditStore {
   private readonly journal: number;
   private readonly keyPrefix = randomBytes(6).toString('base64url');
   private sequence = 0;
-  private pending: (AuditEntry & { journalKey: string })[] = [];
+  private pending: JournaledEntry[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** Bytes in the journal file (it is emptied after each commit that leaves nothing pending). */
   private journalBytes = 0;
@@ -210,13 +213,31 @@ export class AuditStore {
       `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
          duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key,
          attempts, duplicate)
-       VALUES (@callId, @ts, @sessionId, @tool, @category, @status, @errorCode, @httpStatus, @durationMs,
-         @bytesIn, @bytesOut, @caller, @entryPoint, @inputSummary, @journalKey,
-         @attempts, @duplicate)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.insertBatch = db.transaction((rows: AuditEntry[]) => {
+    // Positional parameters: every call's row passes here, and binding by name looks each one up (and
+    // needed a copy of the row for the two columns that are stored differently).
+    this.insertBatch = db.transaction((rows: JournaledEntry[]) => {
       for (const row of rows) {
-        insert.run({ ...row, attempts: row.attempts ?? 1, duplicate: row.duplicate === true ? 1 : 0 });
+        insert.run(
+          row.callId,
+          row.ts,
+          row.sessionId,
+          row.tool,
+          row.category,
+          row.status,
+          row.errorCode,
+          row.httpStatus,
+          row.durationMs,
+          row.bytesIn,
+          row.bytesOut,
+          row.caller,
+          row.entryPoint,
+          row.inputSummary,
+          row.journalKey ?? null,
+          row.attempts ?? 1,
+          row.duplicate === true ? 1 : 0,
+        );
       }
     });
     this.purge = db.prepare('DELETE FROM audit WHERE ts < ?');
@@ -226,14 +247,14 @@ export class AuditStore {
   }
 
   /** Every row in the journal file (a torn line is dropped: its call was never acknowledged). */
-  private journalRows(): AuditEntry[] {
+  private journalRows(): JournaledEntry[] {
     let text: string;
     try {
       text = readFileSync(this.journalPath, 'utf8');
     } catch {
       return [];
     }
-    const rows: AuditEntry[] = [];
+    const rows: JournaledEntry[] = [];
     for (const line of text.split('\n')) {
       try {
         if (line) rows.push(JSON.parse(line));
@@ -261,6 +282,7 @@ export class AuditStore {
    * Durable against a process crash when it returns; committed to SQLite shortly after. On a full or
    * failing disk the journal cannot take the row: it is kept in memory and committed with the next
    * commit that succeeds (only a crash before then would lose it). The call it records still succeeds.
+   * The store keeps `entry` itself as the row (adding its journal key): pass a fresh object.
    */
   record(entry: AuditEntry): void {
     const row = this.keyed(entry);
@@ -286,12 +308,15 @@ export class AuditStore {
     return written;
   }
 
-  private keyed(entry: AuditEntry): AuditEntry & { journalKey: string } {
-    return { ...entry, journalKey: `${this.keyPrefix}:${this.sequence++}` };
+  /** The entry becomes the store's row, with its journal key added (not copied: once per call). */
+  private keyed(entry: AuditEntry): JournaledEntry {
+    const row: JournaledEntry = entry;
+    row.journalKey = `${this.keyPrefix}:${this.sequence++}`;
+    return row;
   }
 
   /** Keeps a row for the next commit; past the memory cap it waits in the journal only. */
-  private hold(row: AuditEntry & { journalKey: string }, journaled: boolean): void {
+  private hold(row: JournaledEntry, journaled: boolean): void {
     if (this.pending.length < this.maxPendingRows) this.pending.push(row);
     else if (journaled) this.spilled = true;
     else this.rowsDropped++;

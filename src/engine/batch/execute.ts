@@ -1,5 +1,6 @@
 // Runs a parsed batch: every call through the shared pipeline (so each is validated, authorised,
 // limited and audited on its own, entry point "batch"), reads concurrently, writes and commands in order.
+import type { CancelSignal } from '../../lib/cancellation.js';
 import type { Pipeline } from '../pipeline.js';
 import { newCallId } from '../../lib/call-id.js';
 import type { CallOutcome, CallerKind } from '../../contract/call.js';
@@ -20,7 +21,7 @@ export interface BatchCaller {
   session: SessionRecord;
   caller: CallerKind;
   /** Fires when the client goes away; running calls are aborted. */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   /** The caller's turn; without one the batch is its own turn. */
   turn?: string;
 }

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { sessionForRequest } from '../../http/auth.js';
-import { clientGone } from '../../http/call-response.js';
+import { clientGoneHook } from '../../http/call-response.js';
 import { pendingEnvelope, storedEnvelope } from '../../lib/envelope.js';
 import { commonErrors, errorRef, SessionIdParams } from '../../http/schemas.js';
 import type { ApprovalRecord } from './store.js';
@@ -131,7 +131,7 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
       const record = await approvals.waitForResult(
         request.params.callId,
         request.query.wait * 1000,
-        clientGone(reply),
+        clientGoneHook(reply),
       );
       if (!record || record.sessionId !== session.id) {
         throw toolgateError(

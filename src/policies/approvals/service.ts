@@ -1,5 +1,6 @@
 // The operator's side of approvals: approve (the parked call re-enters the pipeline through `run`, given by
 // createServices, and its answer is stored), deny, expire; and waiting for a parked call's result (long-poll).
+import type { CancelSignal } from '../../lib/cancellation.js';
 import { toolgateError, type ErrorBody } from '../../lib/errors.js';
 import { failureEnvelope } from '../../lib/envelope.js';
 import type { ToolLogger } from '../../lib/logger.js';
@@ -101,7 +102,7 @@ export class ApprovalService {
   async waitForResult(
     callId: string,
     waitMs: number,
-    signal?: AbortSignal,
+    signal?: CancelSignal,
   ): Promise<ApprovalRecord | undefined> {
     const deadline = Date.now() + waitMs;
     for (;;) {

@@ -1,5 +1,5 @@
 // Single-path file operations, inside the runtime. Errors are ToolgateErrors naming the relative path.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -13,6 +13,7 @@ import {
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { fromFsError, toolgateError } from '../../lib/errors.js';
+import { sha256 } from '../../lib/text.js';
 import type { FileOps } from '../ops/files.js';
 import { reply, type Handlers } from './handler.js';
 import { entryType, notRegular, toFileStat } from './stat.js';
@@ -74,37 +75,41 @@ export async function readRegular(
 
 /**
  * Reads to end of file, which may come before or after `expected` bytes if the file changes meanwhile;
- * stops once more than `cap` bytes were read (the caller refuses that).
+ * stops once more than `cap` bytes were read (the caller refuses that). The first read asks for one byte
+ * more than expected: a read of a regular file comes back short only at its end, so for a file that did
+ * not grow that one read is the whole job (no second read, no spare buffer, just to see the end).
  */
 function readAllSync(fd: number, expected: number, cap: number): Buffer {
-  const chunks: Buffer[] = [];
-  let size = Math.max(expected, 1024);
-  for (let total = 0; total <= cap;) {
-    const chunk = Buffer.allocUnsafe(size);
-    const n = readSync(fd, chunk, 0, size, null);
-    if (n === 0) break;
-    chunks.push(n === size ? chunk : chunk.subarray(0, n));
-    total += n;
-    size = 64 * 1024;
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-}
-
-async function readAll(fd: number, expected: number, cap: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = expected + 1;
-  for (let total = 0; total <= cap;) {
-    const chunk = Buffer.allocUnsafe(size);
-    const { bytesRead } = await readAsync(fd, chunk, 0, size, null);
-    if (bytesRead === 0) break;
-    chunks.push(chunk.subarray(0, bytesRead));
-    total += bytesRead;
-    size = 1024 * 1024;
+  const first = Buffer.allocUnsafe(expected + 1);
+  const n = readSync(fd, first, 0, first.length, null);
+  if (n < first.length) return first.subarray(0, n);
+  // It grew: read on, in chunks, to its new end.
+  const chunks: Buffer[] = [first];
+  for (let total = n; total <= cap;) {
+    const chunk = Buffer.allocUnsafe(64 * 1024);
+    const read = readSync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) break;
+    chunks.push(chunk.subarray(0, read));
+    total += read;
   }
   return Buffer.concat(chunks);
 }
 
-export const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+/** As readAllSync, through the thread pool (large files). */
+async function readAll(fd: number, expected: number, cap: number): Promise<Buffer> {
+  const first = Buffer.allocUnsafe(expected + 1);
+  const { bytesRead } = await readAsync(fd, first, 0, first.length, null);
+  if (bytesRead < first.length) return first.subarray(0, bytesRead);
+  const chunks: Buffer[] = [first];
+  for (let total = bytesRead; total <= cap;) {
+    const chunk = Buffer.allocUnsafe(1024 * 1024);
+    const { bytesRead: read } = await readAsync(fd, chunk, 0, chunk.length, null);
+    if (read === 0) break;
+    chunks.push(chunk.subarray(0, read));
+    total += read;
+  }
+  return Buffer.concat(chunks);
+}
 
 /** The temp file of an atomic write beside `absolute` (swept at start if a crash left it behind). */
 export const tempPathFor = (absolute: string): string =>

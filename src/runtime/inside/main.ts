@@ -89,11 +89,38 @@ const toWire = (err: unknown): WireError => {
   };
 };
 
-const inFlight = new Map<number, AbortController>();
+/**
+ * One operation's context. Its AbortSignal is made only when the handler asks for it: most operations
+ * (a small read) finish without looking, and an AbortController per operation was a measurable part of
+ * what one costs.
+ */
+class RunningOp implements OpContext {
+  readonly paths = paths;
+  readonly usage = usage;
+  readonly quotaBytes = quotaBytes;
+  readonly send = send;
+  private cancelled = false;
+  private controller: AbortController | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.controller?.abort();
+  }
+}
+
+const inFlight = new Map<number, RunningOp>();
 
 async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
   if (request.op === 'cancel') {
-    inFlight.get((request.args as { id: number }).id)?.abort();
+    inFlight.get((request.args as { id: number }).id)?.cancel();
     return;
   }
   const handler = handlers.get(request.op);
@@ -106,16 +133,10 @@ async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
     });
     return;
   }
-  const controller = new AbortController();
-  inFlight.set(request.id, controller);
+  const op = new RunningOp();
+  inFlight.set(request.id, op);
   try {
-    const out = await handler(request.args, payload, {
-      paths,
-      usage,
-      quotaBytes,
-      signal: controller.signal,
-      send,
-    });
+    const out = await handler(request.args, payload, op);
     send({ t: 'res', id: request.id, ok: true, result: out.result }, out.payload);
   } catch (err) {
     if (!isToolgateError(err)) console.error('runtime operation failed', request.op, err);
