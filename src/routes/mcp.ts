@@ -7,7 +7,7 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
-import { clientGone, turnOf } from '../http/call-response.js';
+import { clientGoneHook, turnOf } from '../http/call-response.js';
 import { openEventStream, wantsEventStream, type EventStream } from '../http/sse.js';
 import { fastToolCall, runFastToolCall } from '../protocols/mcp/fast-call.js';
 import { handleMcpRequest, type McpHttpAnswer } from '../protocols/mcp/server.js';
@@ -63,7 +63,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const session = sessionOf(request);
       const fast = fastToolCall(request.headers, request.body);
       if (fast) {
-        const body = await runFastToolCall(pipeline, session, fast, clientGone(reply), turnOf(request));
+        const body = await runFastToolCall(pipeline, session, fast, clientGoneHook(reply), turnOf(request));
         return reply.code(200).type('application/json').send(body);
       }
       const answer = await handleMcpRequest(

@@ -2,6 +2,7 @@
 // auth, and the audit trail (entry point "mcp").
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import http from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
@@ -218,5 +219,55 @@ describe('MCP endpoint', () => {
       },
     );
     expect(badVersion.status).toBe(400);
+  });
+  it('cancels a fast-path call when its client disconnects, on a connection that made calls before', async () => {
+    const session = await t.createSession({ profile: 'read-only' });
+    // One keep-alive connection: the client-gone hook is the connection's, shared by its calls.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (id: number, ms: number) => {
+      const req = http.request(url, {
+        method: 'POST',
+        agent,
+        headers: {
+          authorization: `Bearer ${session.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+      });
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'slow_read', arguments: { ms } },
+        }),
+      );
+      return req;
+    };
+    const answered = (id: number, ms: number) =>
+      new Promise<number>((resolve, reject) => {
+        const req = post(id, ms);
+        req.on('response', (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)));
+        req.on('error', reject);
+      });
+    expect(await answered(1, 0)).toBe(200);
+    expect(await answered(2, 0)).toBe(200);
+    const started = Date.now();
+    const req = post(3, 5000);
+    req.on('error', () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    req.destroy();
+    type Row = { tool: string; status: string; durationMs: number };
+    let rows: Row[] = [];
+    while (rows.length < 3 && Date.now() - started < 4000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      rows = (await t.admin(t.http.get(`/v1/audit?sessionId=${session.id}`))).body.entries as Row[];
+    }
+    // The third call ended when its client left, well before its 5 s sleep was over.
+    expect(rows).toHaveLength(3);
+    expect(rows[0].tool).toBe('slow_read');
+    expect(rows[0].status).not.toBe('success');
+    expect(Date.now() - started).toBeLessThan(4000);
+    agent.destroy();
   });
 });

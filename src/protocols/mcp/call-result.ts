@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { outcomeText } from '../result-text.js';
 import type { Pipeline } from '../../engine/pipeline.js';
 import type { CallOutcome } from '../../contract/call.js';
+import type { CancelSignal } from '../../lib/cancellation.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import { isJsonObject } from '../../lib/json.js';
 
@@ -44,7 +45,7 @@ export function runToolCall(
   session: SessionRecord,
   name: string,
   input: Record<string, unknown>,
-  signal: AbortSignal,
+  signal: CancelSignal,
   /** The client's X-Toolgate-Turn header, if it sent one. */
   turn?: string,
 ): Promise<CallOutcome> {

@@ -9,6 +9,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Pipeline } from '../../engine/pipeline.js';
 import type { SessionRecord } from '../../store/sessions.js';
+import type { CancelSignal } from '../../lib/cancellation.js';
 import { isJsonObject } from '../../lib/json.js';
 import { callToolResultJson, runToolCall } from './call-result.js';
 
@@ -47,7 +48,7 @@ export async function runFastToolCall(
   pipeline: Pipeline,
   session: SessionRecord,
   call: FastToolCall,
-  signal: AbortSignal,
+  signal: CancelSignal,
   turn?: string,
 ): Promise<string> {
   const outcome = await runToolCall(pipeline, session, call.name, call.arguments, signal, turn);
