@@ -50,25 +50,25 @@ const rest = async (tool: string, input: object) => {
   );
   if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${res.body}`);
 };
-const mcp = new Client({ name: 'bench', version: '1.0.0' });
-await mcp.connect(
-  new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${session.token}` } },
-    fetch: client.fetchLike,
-  }),
-);
+/** The SDK's client on its Streamable HTTP transport, over `fetch` (its default, undici's, when none). */
+const mcpClient = async (fetch?: typeof client.fetchLike) => {
+  const sdkClient = new Client({ name: 'bench', version: '1.0.0' });
+  await sdkClient.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${session.token}` } },
+      fetch,
+    }),
+  );
+  return sdkClient;
+};
+const mcp = await mcpClient(client.fetchLike);
 // The same SDK client on its default transport, undici's fetch: what an MCP user gets out of the box,
 // to set beside the REST route called with fetch. Node's fetch adds an abort listener to the transport's
 // one signal per request and drops it only when the request is collected, so the count passes Node's
 // warning threshold in a long run: that is the stock client's behaviour, measured as it is, not a leak
 // of ours, and the warning is silenced for it.
 setMaxListeners(0);
-const mcpOnFetch = new Client({ name: 'bench', version: '1.0.0' });
-await mcpOnFetch.connect(
-  new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${session.token}` } },
-  }),
-);
+const mcpOnFetch = await mcpClient();
 
 // MCP tools/call as one JSON-RPC POST on the same keep-alive client: the server's share of an MCP call,
 // without the SDK client's own per-call work (request tracking, result schema validation).

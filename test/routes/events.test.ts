@@ -1,8 +1,8 @@
 // GET /v1/sessions/{id}/events: every call of the session as SSE (start, output chunks, end, error),
 // heartbeats, Last-Event-ID resume; and Accept: text/event-stream on a tool call.
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { keepAlivePoster } from '../helpers/keep-alive.js';
 import { readSse, type SseReader } from './events-client.js';
 
 describe('activity stream and streamed calls', () => {
@@ -112,25 +112,13 @@ describe('activity stream and streamed calls', () => {
 
   it('kills the command when a plain JSON client disconnects, on a connection that made calls before', async () => {
     // One keep-alive connection: the client-gone hook is the connection's, shared by its calls.
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const post = () =>
-      http.request(`${base}/v1/sessions/${s.id}/tools/run_command`, {
-        method: 'POST',
-        agent,
-        headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
-      });
-    const answered = (input: Record<string, unknown>) =>
-      new Promise<number>((resolve, reject) => {
-        const req = post();
-        req.on('response', (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)));
-        req.on('error', reject);
-        req.end(JSON.stringify(input));
-      });
-    expect(await answered({ command: 'echo first' })).toBe(200);
-    expect(await answered({ command: 'echo second' })).toBe(200);
-    const req = post();
+    const poster = keepAlivePoster(`${base}/v1/sessions/${s.id}/tools/run_command`, {
+      authorization: `Bearer ${s.token}`,
+    });
+    expect(await poster.answered({ command: 'echo first' })).toBe(200);
+    expect(await poster.answered({ command: 'echo second' })).toBe(200);
+    const req = poster.send({ command: 'sleep 30', timeout_ms: 60_000 });
     req.on('error', () => undefined);
-    req.end(JSON.stringify({ command: 'sleep 30', timeout_ms: 60_000 }));
     let job;
     while (!(job = t.app.services.jobs.list(s.id).find((j) => j.running && j.command === 'sleep 30')))
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -139,7 +127,7 @@ describe('activity stream and streamed calls', () => {
     await Promise.race([running.done, new Promise((resolve) => setTimeout(resolve, 5000))]);
     expect(running.status).toBe('killed');
     expect(running.killReason).toBe('cancelled');
-    agent.destroy();
+    poster.close();
   });
 
   it('publishes every call of the session: start, output chunks, end, and errors', async () => {

@@ -2,11 +2,11 @@
 // auth, and the audit trail (entry point "mcp").
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import http from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../../src/tools/index.js';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
+import { keepAlivePoster } from '../helpers/keep-alive.js';
 import { slowRead } from './batch-tools.js';
 
 describe('MCP endpoint', () => {
@@ -220,44 +220,28 @@ describe('MCP endpoint', () => {
     );
     expect(badVersion.status).toBe(400);
   });
+
   it('cancels a fast-path call when its client disconnects, on a connection that made calls before', async () => {
     const session = await t.createSession({ profile: 'read-only' });
     // One keep-alive connection: the client-gone hook is the connection's, shared by its calls.
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const post = (id: number, ms: number) => {
-      const req = http.request(url, {
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${session.token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-      });
-      req.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: { name: 'slow_read', arguments: { ms } },
-        }),
-      );
-      return req;
-    };
-    const answered = (id: number, ms: number) =>
-      new Promise<number>((resolve, reject) => {
-        const req = post(id, ms);
-        req.on('response', (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0)));
-        req.on('error', reject);
-      });
-    expect(await answered(1, 0)).toBe(200);
-    expect(await answered(2, 0)).toBe(200);
+    const poster = keepAlivePoster(url, {
+      authorization: `Bearer ${session.token}`,
+      accept: 'application/json, text/event-stream',
+    });
+    const slowReadCall = (id: number, ms: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'slow_read', arguments: { ms } },
+    });
+    expect(await poster.answered(slowReadCall(1, 0))).toBe(200);
+    expect(await poster.answered(slowReadCall(2, 0))).toBe(200);
     const started = Date.now();
-    const req = post(3, 5000);
+    const req = poster.send(slowReadCall(3, 5000));
     req.on('error', () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
     req.destroy();
-    type Row = { tool: string; status: string; durationMs: number };
+    type Row = { tool: string; status: string };
     let rows: Row[] = [];
     while (rows.length < 3 && Date.now() - started < 4000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -268,6 +252,6 @@ describe('MCP endpoint', () => {
     expect(rows[0].tool).toBe('slow_read');
     expect(rows[0].status).not.toBe('success');
     expect(Date.now() - started).toBeLessThan(4000);
-    agent.destroy();
+    poster.close();
   });
 });
