@@ -3,6 +3,9 @@
 // of this one, as the baseline; toolgate's REST route; toolgate's MCP endpoint (the SDK's Streamable
 // HTTP client). The same reads of a 2-line file and the same small edit (a line replaced and back).
 // Goals (the per-call cost issue): REST p50 ≤ 1.5× the stdio server's, MCP ≤ 1.2× REST. Loopback only.
+// toolgate runs as `npm start` runs it, in a process of its own (bench/child.ts), as the stdio server
+// does: an agent never shares the service's event loop, and in one process the client's per-call work
+// and the server's would queue behind each other on one thread.
 // toolgate is called with a keep-alive node:http client (bench/http-client.ts) for REST and, through the
 // SDK's `fetch` option, for MCP; the fetch rows show what undici's fetch adds on the client side, and
 // MCP/REST with each on its stock client (the SDK's default transport, fetch for REST). Every
@@ -16,8 +19,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startToolgateProcess } from './child.js';
 import { keepAliveClient } from './http-client.js';
-import { callTool, fmt, percentile, startServer } from './lib.js';
+import { callTool, fmt, percentile } from './lib.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1500);
 const ROUND = 100;
@@ -35,8 +39,8 @@ await stdio.connect(
 );
 const file = path.join(dir, 'a.txt');
 
-// toolgate, REST and MCP, on the same kind of file.
-const server = await startServer();
+// toolgate, REST and MCP, on the same kind of file, in its own process.
+const server = await startToolgateProcess();
 const session = await server.session({ profile: 'read-write', files: { 'a.txt': 'one\ntwo\n' } });
 const client = keepAliveClient();
 const rest = async (tool: string, input: object) => {

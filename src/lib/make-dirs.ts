@@ -2,7 +2,7 @@
 // ancestor into ENOENT (a read-only mount, a full disk, a missing permission all read "no such file"),
 // which would send a caller to look for a missing file. On ENOENT this creates the first missing level
 // without `recursive`, so the kernel's own code (EROFS, ENOSPC, EACCES…) is what the caller sees.
-import { promises as fs } from 'node:fs';
+import { mkdirSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 
 export async function makeDirs(dir: string, mode?: number): Promise<void> {
@@ -12,6 +12,19 @@ export async function makeDirs(dir: string, mode?: number): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     throw (await realReason(dir, mode)) ?? err;
+  }
+}
+
+/**
+ * makeDirs without a thread-pool round trip, for the common case of a directory that exists or can be
+ * made; false when that failed, and the caller awaits makeDirs to learn the real reason.
+ */
+export function makeDirsSync(dir: string, mode?: number): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode });
+    return true;
+  } catch {
+    return false;
   }
 }
 

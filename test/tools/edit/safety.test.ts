@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, type InjectApp } from '../../helpers/app.js';
@@ -234,6 +234,29 @@ describe('history and undo_edit', () => {
     while ((await s.call('undo_edit', { path: 'many.txt' })).status === 200) undone++;
     expect(undone).toBe(20);
     expect(s.text('many.txt')).toBe('2');
+  });
+
+  // Small files and blobs are written and deleted without the thread pool, large ones through it
+  // (300 KiB is past both limits): both ways keep bytes and mode, and pruning deletes the blobs.
+  it('keeps large versions byte for byte with their mode, and deletes the blobs it prunes', async () => {
+    const version = (i: number) =>
+      Array.from({ length: 6000 }, (_, line) => `v${i} line ${line} ${'x'.repeat(40)}`).join('\n');
+    await s.call('write_file', { path: 'big.txt', content: version(0) });
+    chmodSync(path.join(s.dir, 'big.txt'), 0o750);
+    for (let i = 1; i <= 22; i++) {
+      const res = await s.call('write_file', { path: 'big.txt', content: version(i) });
+      expect(res.status).toBe(200);
+    }
+    expect(statSync(path.join(s.dir, 'big.txt')).mode & 0o777).toBe(0o750);
+    const blobs = readdirSync(path.join(t.dataDir, 'history', s.id));
+    const bigBlobs = blobs.filter(
+      (name) => statSync(path.join(t.dataDir, 'history', s.id, name)).size > 300_000,
+    );
+    expect(bigBlobs).toHaveLength(20);
+    await s.call('undo_edit', { path: 'big.txt' });
+    await s.call('undo_edit', { path: 'big.txt' });
+    expect(s.text('big.txt')).toBe(version(20));
+    expect(statSync(path.join(s.dir, 'big.txt')).mode & 0o777).toBe(0o750);
   });
 });
 
