@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import tar from 'tar-stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packSource } from '../../src/runtime/inside/archive-pack.js';
-import { systemTar } from '../../src/runtime/inside/archive-tar.js';
+import { startTar, systemTar } from '../../src/runtime/inside/archive-tar.js';
 import { WorkspacePaths } from '../../src/runtime/inside/paths.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -126,5 +126,21 @@ describe.skipIf(!systemTar())('system tar packer', () => {
     const listed = execFileSync('tar', ['-tzf', '-'], { input: archive }).toString();
     expect(listed).toContain('main.py');
     expect(listed).toContain('-rf');
+  });
+});
+
+describe('system tar that stops early', () => {
+  // tar exits at once when its directory is gone (here it never existed); a name too long for the pipe
+  // is then waiting for tar to read it, and the wait ends in an EPIPE on tar's stdin, which is "tar
+  // stopped", a tool failure with tar's complaint, not a file operation's internal error.
+  it.runIf(systemTar() !== null)('ends the walk with TOOL_FAILED, not EPIPE', async () => {
+    const tarProcess = startTar(systemTar()!, path.join(tempDir(), 'gone'));
+    tarProcess.output.on('error', () => undefined);
+    const failure = await tarProcess.add('x'.repeat(1024 * 1024)).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(failure).toMatchObject({ name: 'ToolgateError', code: 'TOOL_FAILED' });
+    expect((failure as Error).message).toMatch(/tar stopped before the walk ended/);
   });
 });

@@ -70,6 +70,11 @@ export function startTar(tools: { tar: string; compressor: string }, directory: 
   child.stderr!.setEncoding('utf8').on('data', (text: string) => {
     if (stderr.length < 4096) stderr += text;
   });
+  const stopped = () =>
+    toolgateError(
+      'TOOL_FAILED',
+      `tar stopped before the walk ended${stderr.trim() ? `: ${stderr.trim()}` : ''}`,
+    );
   // Once tar is gone (or stopped), nothing may wait on its stdin any more.
   const gone = new AbortController();
   child.stdin!.on('error', () => undefined);
@@ -91,8 +96,14 @@ export function startTar(tools: { tar: string; compressor: string }, directory: 
   return {
     output,
     async add(name) {
-      if (gone.signal.aborted) throw toolgateError('TOOL_FAILED', 'tar stopped before the walk ended');
-      if (!child.stdin!.write(`${name}\0`)) await once(child.stdin!, 'drain', { signal: gone.signal });
+      if (gone.signal.aborted || child.stdin!.destroyed) throw stopped();
+      if (child.stdin!.write(`${name}\0`)) return;
+      // tar can exit (a directory swapped away under it) before its 'close' is seen: the wait then ends
+      // with an EPIPE on its stdin instead of the abort, and either way the answer is that tar stopped,
+      // with its complaint, not a failed file operation.
+      await once(child.stdin!, 'drain', { signal: gone.signal }).catch(() => {
+        throw stopped();
+      });
     },
     end: () => child.stdin!.end(),
     kill(err) {
