@@ -9,7 +9,7 @@ import { isToolgateError, toolgateError } from '../lib/errors.js';
 import type { TreeEntry } from '../runtime/ops/tree.js';
 import type { Workspace } from '../runtime/workspace.js';
 import type { Db, Migration } from './db.js';
-import { makeDirs, makeDirsSync } from '../lib/make-dirs.js';
+import { makeDirs } from '../lib/make-dirs.js';
 
 export const historyMigrations: Migration[] = [
   {
@@ -158,8 +158,7 @@ export class HistoryStore {
   }
 
   private async newBlob(sessionId: string): Promise<string> {
-    const dir = path.join(this.dir, sessionId);
-    if (!makeDirsSync(dir, 0o700)) await makeDirs(dir, 0o700);
+    await makeDirs(path.join(this.dir, sessionId), 0o700);
     return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
   }
 

@@ -26,18 +26,24 @@ import { sha256 } from '../../lib/text.js';
 import type { FileOps } from '../ops/files.js';
 import { reply, type Handlers } from './handler.js';
 import { entryType, notRegular, toFileStat } from './stat.js';
-import { makeDirs, makeDirsSync } from '../../lib/make-dirs.js';
+import { makeDirs } from '../../lib/make-dirs.js';
 
 export const lstatOrNull = (absolute: string): Promise<Stats | null> => fs.lstat(absolute).catch(() => null);
-export const lstatSyncOrNull = (absolute: string): Stats | null =>
-  lstatSync(absolute, { throwIfNoEntry: false }) ?? null;
+export const lstatSyncOrNull = (absolute: string): Stats | null => {
+  try {
+    return lstatSync(absolute);
+  } catch {
+    return null;
+  }
+};
 
 /**
- * Small files are read with synchronous calls: for them a thread-pool round trip per open, fstat, read
- * and close costs more than the read itself, and the runtime serves one session, so a bounded block of
- * its loop delays nobody else. Larger files are read asynchronously, in chunks, on the same descriptor.
+ * Small files are read and written with synchronous calls: for them a thread-pool round trip per open,
+ * fstat, read or write and close costs more than the work itself, and the runtime serves one session, so
+ * a bounded block of its loop delays nobody else. Larger files go asynchronously, in chunks, on the same
+ * descriptor.
  */
-const SYNC_READ_LIMIT = 256 * 1024;
+const SYNC_IO_BYTES = 256 * 1024;
 const readAsync = promisify(read);
 const writeAsync = promisify(write);
 const fsyncAsync = promisify(fsync);
@@ -78,7 +84,7 @@ export async function readRegular(
       });
     }
     const bytes =
-      stat.size <= SYNC_READ_LIMIT
+      stat.size <= SYNC_IO_BYTES
         ? readAllSync(fd, stat.size, maxBytes)
         : await readAll(fd, stat.size, maxBytes);
     if (bytes.length > maxBytes) {
@@ -158,10 +164,10 @@ function mtimePast(previous: Stats | null): Date | null {
  * Atomic replacement: temp file beside the target, fsync, rename over it. A crash leaves the old file or
  * the new one. Keeps the old mode, and moves the mtime past the old one when the clock has not.
  *
- * The metadata calls (lstat, mkdir, open, chmod, utimes, close, rename, stat) are synchronous, as are
- * small files' reads above: each is a few microseconds of kernel work, where a thread-pool round trip per
- * call cost about a tenth of a millisecond here, ten of them per write. The data of a large file and the
- * fsync, which can wait on the disk, stay off the loop.
+ * The metadata calls (lstat, mkdir, open, chmod, utimes, close, rename, stat) are synchronous, as is a
+ * small file's data (SYNC_IO_BYTES): each is a few microseconds of kernel work, where a thread-pool round
+ * trip per call cost about a tenth of a millisecond here, ten of them per write. The data of a large file
+ * and the fsync, which can wait on the disk, stay off the loop.
  */
 export async function writeAtomic(
   absolute: string,
@@ -170,11 +176,11 @@ export async function writeAtomic(
   previous: Stats | null = lstatSyncOrNull(absolute),
 ): Promise<{ created: boolean; stat: Stats }> {
   const keepMode = mode ?? (previous?.isFile() ? previous.mode & 0o7777 : undefined);
-  if (!makeDirsSync(path.dirname(absolute))) await makeDirs(path.dirname(absolute));
+  await makeDirs(path.dirname(absolute));
   const temp = tempPathFor(absolute);
   const fd = openSync(temp, 'wx', keepMode ?? 0o644);
   try {
-    if (data.length <= SYNC_READ_LIMIT) writeAllSync(fd, data);
+    if (data.length <= SYNC_IO_BYTES) writeAllSync(fd, data);
     else await writeAllAsync(fd, data);
     await fsyncAsync(fd);
     // The mode given at open is masked by the umask; this sets it exactly.
