@@ -94,21 +94,36 @@ const pidsUnder = (pid: number): number[] => {
 };
 
 /**
- * CPU seconds (user + system) used so far by a process and every live descendant (a toolgate server and
- * its session runtimes). Per call, it says what a request costs even when the machine is busy with other
- * work, where throughput alone would measure the neighbours.
+ * CPU seconds of one process. Each thread's schedstat gives its time on a CPU in nanoseconds; the
+ * stat file's utime + stime count in 10 ms ticks, too coarse for a round of sub-millisecond calls, and
+ * are the fallback where schedstat is missing. Threads that already exited are not counted by
+ * schedstat: a Node process keeps its threads (libuv's pool, V8's helpers) for its life.
+ */
+function processCpuSeconds(pid: number): number {
+  try {
+    let nanos = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    }
+    return nanos / 1e9;
+  } catch {
+    // no schedstat (or the process exited meanwhile)
+  }
+  try {
+    // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0; // exited meanwhile
+  }
+}
+
+/**
+ * CPU seconds used so far by a process and every live descendant (a toolgate server and its session
+ * runtimes). Per call, it says what a request costs even when the machine is busy with other work,
+ * where throughput alone would measure the neighbours.
  */
 export function treeCpuSeconds(pid: number): number {
-  let ticks = 0;
-  for (const p of pidsUnder(pid)) {
-    try {
-      // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return ticks / TICKS_PER_SECOND;
+  return pidsUnder(pid).reduce((sum, p) => sum + processCpuSeconds(p), 0);
 }

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startToolgateProcess } from './child.js';
+import { startToolgateProcess, treeCpuSeconds } from './child.js';
 import { keepAliveClient } from './http-client.js';
 import { callTool, fmt, percentile } from './lib.js';
 
@@ -116,17 +116,24 @@ const contestants: Record<string, (i: number) => Promise<unknown>> = {
 };
 
 const times: Record<string, number[]> = {};
+// toolgate's CPU (service and session runtime) in each toolgate contestant's rounds: what a call costs
+// the server, which latency alone does not separate from the client's share.
+const serverCpu: Record<string, number> = {};
+const serverPid = server.proc.pid!;
 for (const [label, call] of Object.entries(contestants)) {
   for (let i = 0; i < WARMUP; i++) await call(i);
   times[label] = [];
+  serverCpu[label] = 0;
 }
 for (let done = 0; done < CALLS; done += ROUND) {
   for (const [label, call] of Object.entries(contestants)) {
+    const cpuBefore = treeCpuSeconds(serverPid);
     for (let i = 0; i < ROUND; i++) {
       const started = performance.now();
       await call(i);
       times[label].push(performance.now() - started);
     }
+    serverCpu[label] += treeCpuSeconds(serverPid) - cpuBefore;
   }
 }
 await stdio.close();
@@ -138,9 +145,11 @@ rmSync(dir, { recursive: true, force: true });
 
 const p50 = (label: string) => percentile(times[label], 50);
 console.log(`${CALLS} sequential calls each (after ${WARMUP} to warm up), one client, rounds of ${ROUND}`);
+const cpuPerCall = (label: string) => (serverCpu[label] / times[label].length) * 1e6;
 for (const [label, values] of Object.entries(times)) {
+  const cpu = label.startsWith('toolgate') ? `   toolgate CPU ${fmt(cpuPerCall(label), 0)} µs/call` : '';
   console.log(
-    `${label.padEnd(40)} p50 ${fmt(percentile(values, 50), 3)} ms   p99 ${fmt(percentile(values, 99), 3)} ms`,
+    `${label.padEnd(40)} p50 ${fmt(percentile(values, 50), 3)} ms   p99 ${fmt(percentile(values, 99), 3)} ms${cpu}`,
   );
 }
 const ratios = (verb: string, stdioLabel: string, restLabel: string, mcpLabel: string, goals: boolean) =>
@@ -167,5 +176,15 @@ console.log(
     p50('toolgate MCP, fetch client: read_file') / p50('toolgate REST, fetch client: read_file'),
   )}; MCP raw JSON-RPC/REST on one connection ${fmt(
     p50('toolgate MCP, raw JSON-RPC: read_file') / p50('toolgate REST: read_file'),
+  )}`,
+);
+// The same request costs this machine's server more CPU the longer it sat idle before it (caches and
+// the vCPU's wake-up; docs/performance.md): a client that spends longer per call makes the server's
+// share grow too, so the raw JSON-RPC row is the endpoint's own cost.
+console.log(
+  `read, toolgate CPU per call: MCP (SDK client)/REST ${fmt(
+    cpuPerCall('toolgate MCP: read_file') / cpuPerCall('toolgate REST: read_file'),
+  )}; MCP raw JSON-RPC/REST ${fmt(
+    cpuPerCall('toolgate MCP, raw JSON-RPC: read_file') / cpuPerCall('toolgate REST: read_file'),
   )}`,
 );
