@@ -8,9 +8,10 @@
 // and the server's would queue behind each other on one thread.
 // toolgate is called with a keep-alive node:http client (bench/http-client.ts) for REST and, through the
 // SDK's `fetch` option, for MCP; the fetch rows show what undici's fetch adds on the client side, and
-// MCP/REST with each on its stock client (the SDK's default transport, fetch for REST). Every
-// contestant stays connected and they take turns in short rounds, so noise on this shared machine
-// spreads over all of them instead of landing on one.
+// MCP/REST with each on its stock client (the SDK's default transport, fetch for REST). Every call ends
+// with its result parsed, as the SDK's clients hand theirs over. Every contestant stays connected and
+// they take turns in short rounds, so noise on this shared machine spreads over all of them instead of
+// landing on one.
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -53,6 +54,8 @@ const rest = async (tool: string, input: object) => {
     },
   );
   if (res.status !== 200) throw new Error(`${tool}: ${res.status} ${res.body}`);
+  // The result as an object, as every client needs it (and as the SDK's clients hand it over).
+  return JSON.parse(res.body) as unknown;
 };
 /** The SDK's client on its Streamable HTTP transport, over `fetch` (its default, undici's, when none). */
 const mcpClient = async (fetch?: typeof client.fetchLike) => {
@@ -88,6 +91,7 @@ const mcpRaw = async (name: string, args: object) => {
     },
   );
   if (res.status !== 200 || res.body.includes('"isError":true')) throw new Error(`mcp ${name}: ${res.body}`);
+  return JSON.parse(res.body) as unknown;
 };
 
 const flip = (i: number) => (i % 2 ? ['TWO', 'two'] : ['two', 'TWO']);
