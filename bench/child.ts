@@ -2,7 +2,7 @@
 // generator (autocannon, or a sequential client) stays in the bench process, so neither side shares an
 // event loop with the load it is measured under. Loopback only.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,29 +93,34 @@ const pidsUnder = (pid: number): number[] => {
   return [pid, ...children.flatMap(pidsUnder)];
 };
 
+// Without schedstat (a kernel built without it), the stat file's 10 ms ticks are what there is.
+const HAS_SCHEDSTAT = existsSync('/proc/self/schedstat');
+
 /**
  * CPU seconds of one process. Each thread's schedstat gives its time on a CPU in nanoseconds; the
- * stat file's utime + stime count in 10 ms ticks, too coarse for a round of sub-millisecond calls, and
- * are the fallback where schedstat is missing. Threads that already exited are not counted by
- * schedstat: a Node process keeps its threads (libuv's pool, V8's helpers) for its life.
+ * stat file's utime + stime count in 10 ms ticks, too coarse for a round of sub-millisecond calls.
+ * A thread that exits is no longer counted: a Node process keeps its threads (libuv's pool, V8's
+ * helpers) for its life.
  */
 function processCpuSeconds(pid: number): number {
   try {
+    if (!HAS_SCHEDSTAT) {
+      // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    }
     let nanos = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      try {
+        nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // the thread exited meanwhile
+      }
     }
     return nanos / 1e9;
   } catch {
-    // no schedstat (or the process exited meanwhile)
-  }
-  try {
-    // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return 0; // exited meanwhile
+    return 0; // the process exited meanwhile
   }
 }
 
