@@ -41,7 +41,18 @@ const TOOLS: Array<[string, Input]> = [
       edits: [{ old_string: i % 2 ? 'one' : 'two', new_string: i % 2 ? 'two' : 'one' }],
     }),
   ],
-  ['apply_patch', (i) => ({ patch: `--- /dev/null\n+++ b/d/${TAG}-p${i}.txt\n@@ -0,0 +1,1 @@\n+patched\n` })],
+  // Twenty files, each made by a patch and removed by the next one on its name: a new file per call
+  // would leave up to 2,000 of them in d/ for every later tool that walks it (as create_directory's
+  // directories would).
+  [
+    'apply_patch',
+    (i) => ({
+      patch:
+        i % 40 < 20
+          ? `--- /dev/null\n+++ b/d/${TAG}-p${i % 20}.txt\n@@ -0,0 +1,1 @@\n+patched\n`
+          : `--- a/d/${TAG}-p${i % 20}.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-patched\n`,
+    }),
+  ],
   ['delete_file', (i) => ({ path: i % 3 === 0 ? 'd/sub' : `d/${TAG}-w${i - 1}.txt`, recursive: true })],
   [
     'move_file',
@@ -52,7 +63,7 @@ const TOOLS: Array<[string, Input]> = [
   ],
   ['move_file', (i) => ({ source: `d/${TAG}-w${i - 2}.txt`, destination: `outer-${i}.txt` })],
   ['move_file', (i) => ({ source: 'd/a.txt', destination: `d/../${TAG}-copy${i}.txt` })],
-  ['create_directory', (i) => ({ path: `d/${TAG}-dir${i}` })],
+  ['create_directory', (i) => ({ path: `d/${TAG}-dir${i % 20}` })],
   ['list_directory', () => ({ path: 'd', depth: 3 })],
   ['glob', () => ({ pattern: '**/*', path: 'd' })],
   ['grep', () => ({ pattern: 'canary|daemon|root', path: 'd', engine: 'ripgrep' })],

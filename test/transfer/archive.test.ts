@@ -269,6 +269,24 @@ describe('archives', () => {
     expect(fingerprint(workspaceDir(s))).toBe(before);
   });
 
+  // The packer fails at once for a path that is neither a file nor a directory, before the service
+  // has read anything; that failure used to be an 'error' event nobody listened to yet, which stopped
+  // the session's runtime (503 RUNTIME_UNAVAILABLE, and a restart). The same happened, by timing, when a
+  // directory was swapped away between the packer's stat and its walk.
+  it('answers a download the packer refuses at once with a clear error, and the runtime keeps running', async () => {
+    const s = await t.createSession({ files: { 'a.txt': 'a' } });
+    expect((await t.call(s, 'run_command', { command: 'mkfifo pipe' })).status).toBe(200);
+    const starts = async () => (await t.admin(t.http.get(`/v1/sessions/${s.id}`))).body.runtime.starts;
+    const before = await starts();
+    for (const format of ['tar.gz', 'zip']) {
+      const res = await download(s, `path=pipe&format=${format}`);
+      expect(res.status, format).toBe(422);
+      expect(JSON.parse((res.body as Buffer).toString('utf8')).error).toMatchObject({ code: 'NOT_A_FILE' });
+    }
+    expect((await t.call(s, 'read_file', { path: 'a.txt' })).status).toBe(200);
+    expect(await starts()).toBe(before);
+  });
+
   it('needs write permission to extract, read permission to download, and audits both', async () => {
     const ro = await t.createSession({ profile: 'read-only', files: { 'a.txt': 'a' } });
     const refused = await extract(ro, await tarOf([{ name: 'x', content: 'x' }]));

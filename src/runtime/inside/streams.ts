@@ -102,6 +102,12 @@ export class StreamTable {
 
 /** A source over a Node Readable (a gzip or zip output): chunks of what it produced, gathered up. */
 export function readableSource(readable: Readable, onClose: () => Promise<void> = async () => undefined) {
+  // The async iterator listens for 'error' only once its first next() runs, which is the service's first
+  // read. A stream that fails before then (an archive walk whose directory was swapped away between
+  // the stat and the readdir) would emit an 'error' nobody listens to, and that stops the runtime: every
+  // call of the session failed with RUNTIME_UNAVAILABLE. The iterator still gets the error (the
+  // stream keeps it), so the first read fails with it.
+  readable.on('error', () => undefined);
   const iterator = readable[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let ended = false;
   const source: SourceStream = {
