@@ -80,55 +80,46 @@ export async function startToolgateProcess(env: Record<string, string> = {}) {
 }
 
 const TICKS_PER_SECOND = 100; // USER_HZ, 100 on Linux
-const pidsUnder = (pid: number): number[] => {
-  const children: number[] = [];
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const list = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-      if (list) children.push(...list.split(/\s+/).map(Number));
-    }
-  } catch {
-    return [];
-  }
-  return [pid, ...children.flatMap(pidsUnder)];
-};
-
 // Without schedstat (a kernel built without it), the stat file's 10 ms ticks are what there is.
 const HAS_SCHEDSTAT = existsSync('/proc/self/schedstat');
 
-/**
- * CPU seconds of one process. Each thread's schedstat gives its time on a CPU in nanoseconds; the
- * stat file's utime + stime count in 10 ms ticks, too coarse for a round of sub-millisecond calls.
- * A thread that exits is no longer counted: a Node process keeps its threads (libuv's pool, V8's
- * helpers) for its life.
- */
-function processCpuSeconds(pid: number): number {
-  try {
-    if (!HAS_SCHEDSTAT) {
-      // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-    }
-    let nanos = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      } catch {
-        // the thread exited meanwhile
-      }
-    }
-    return nanos / 1e9;
-  } catch {
-    return 0; // the process exited meanwhile
-  }
+/** utime + stime of a process from its stat file, in seconds (10 ms steps). */
+function statCpuSeconds(pid: number): number {
+  // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
 /**
  * CPU seconds used so far by a process and every live descendant (a toolgate server and its session
  * runtimes). Per call, it says what a request costs even when the machine is busy with other work,
- * where throughput alone would measure the neighbours.
+ * where throughput alone would measure the neighbours. One pass over each process's threads reads
+ * both their children and their schedstat (time on a CPU in nanoseconds; the stat file's 10 ms ticks
+ * are too coarse for a round of sub-millisecond calls). A thread that exited is no longer counted: a
+ * Node process keeps its threads (libuv's pool, V8's helpers) for its life.
  */
 export function treeCpuSeconds(pid: number): number {
-  return pidsUnder(pid).reduce((sum, p) => sum + processCpuSeconds(p), 0);
+  let seconds = 0;
+  const pending = [pid];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    try {
+      const tids = readdirSync(`/proc/${current}/task`);
+      if (!HAS_SCHEDSTAT) seconds += statCpuSeconds(current);
+      for (const tid of tids) {
+        const task = `/proc/${current}/task/${tid}`;
+        try {
+          if (HAS_SCHEDSTAT) seconds += Number(readFileSync(`${task}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+          const children = readFileSync(`${task}/children`, 'utf8').trim();
+          if (children) pending.push(...children.split(/\s+/).map(Number));
+        } catch {
+          // the thread exited meanwhile
+        }
+      }
+    } catch {
+      // the process exited meanwhile
+    }
+  }
+  return seconds;
 }

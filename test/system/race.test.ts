@@ -27,6 +27,11 @@ const HOST_PASSWD_LINE = readFileSync('/etc/passwd', 'utf8')
 
 type Input = (i: number) => Record<string, unknown>;
 
+// Steps that make a new file or directory cycle through this many names (made, then replaced or
+// removed): a new name per call would leave up to 2,000 of them in d/ for every later tool that walks
+// it, and for GET archive to pack on every call (134 s of the soak, with nothing more tested).
+const NAMES = 20;
+
 const TOOLS: Array<[string, Input]> = [
   ['read_file', () => ({ path: 'd/a.txt' })],
   ['write_file', (i) => ({ path: `d/${TAG}-w${i}.txt`, content: 'x' })],
@@ -41,16 +46,14 @@ const TOOLS: Array<[string, Input]> = [
       edits: [{ old_string: i % 2 ? 'one' : 'two', new_string: i % 2 ? 'two' : 'one' }],
     }),
   ],
-  // Twenty files, each made by a patch and removed by the next one on its name: a new file per call
-  // would leave up to 2,000 of them in d/ for every later tool that walks it (as create_directory's
-  // directories would).
+  // Made by one patch, removed by the next on its name.
   [
     'apply_patch',
     (i) => ({
       patch:
-        i % 40 < 20
-          ? `--- /dev/null\n+++ b/d/${TAG}-p${i % 20}.txt\n@@ -0,0 +1,1 @@\n+patched\n`
-          : `--- a/d/${TAG}-p${i % 20}.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-patched\n`,
+        Math.floor(i / NAMES) % 2 === 0
+          ? `--- /dev/null\n+++ b/d/${TAG}-p${i % NAMES}.txt\n@@ -0,0 +1,1 @@\n+patched\n`
+          : `--- a/d/${TAG}-p${i % NAMES}.txt\n+++ /dev/null\n@@ -1,1 +0,0 @@\n-patched\n`,
     }),
   ],
   ['delete_file', (i) => ({ path: i % 3 === 0 ? 'd/sub' : `d/${TAG}-w${i - 1}.txt`, recursive: true })],
@@ -63,7 +66,7 @@ const TOOLS: Array<[string, Input]> = [
   ],
   ['move_file', (i) => ({ source: `d/${TAG}-w${i - 2}.txt`, destination: `outer-${i}.txt` })],
   ['move_file', (i) => ({ source: 'd/a.txt', destination: `d/../${TAG}-copy${i}.txt` })],
-  ['create_directory', (i) => ({ path: `d/${TAG}-dir${i % 20}` })],
+  ['create_directory', (i) => ({ path: `d/${TAG}-dir${i % NAMES}` })],
   ['list_directory', () => ({ path: 'd', depth: 3 })],
   ['glob', () => ({ pattern: '**/*', path: 'd' })],
   ['grep', () => ({ pattern: 'canary|daemon|root', path: 'd', engine: 'ripgrep' })],
@@ -94,12 +97,10 @@ type Session = { id: string; token: string };
 const ROUTES: Array<[string, (t: TestApp, s: Session, i: number, archive: Buffer) => Promise<Answer>]> = [
   [
     'PUT files',
-    // Twenty names, created and then replaced: a new file per call would leave up to 2,000 of them in d/
-    // for GET archive to pack on every call after (134 s of the soak, with nothing more tested).
     (t, s, i) =>
       answer(
         t.http
-          .put(`/v1/sessions/${s.id}/files/d/${TAG}-u${i % 20}.txt`)
+          .put(`/v1/sessions/${s.id}/files/d/${TAG}-u${i % NAMES}.txt`)
           .set('authorization', `Bearer ${s.token}`)
           .send(Buffer.from('uploaded')),
       ),
