@@ -28,7 +28,11 @@ export function render(container, [id]) {
   const path = `/v1/sessions/${encodeURIComponent(id)}`;
   const detail = h('div.detail');
   const timeline = h('tbody', { id: 'timeline' });
-  const output = h('pre.output', { id: 'live-output', tabindex: 0, 'aria-label': 'Command output' });
+  const output = h(
+    'pre.output',
+    { id: 'live-output', tabindex: 0, 'aria-label': 'Command output' },
+    h('span.placeholder', {}, 'No output yet: a command’s stdout and stderr stream here while it runs.'),
+  );
   const outputTitle = h('h2', {}, 'Output');
   const todos = h('ul.todos', { id: 'todos' });
   const changes = changesPanel(path, { signal: controller.signal });

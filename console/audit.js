@@ -1,7 +1,7 @@
 // Audit page: the audit log with the API's filters (session, tool, status, since, until) and its cursor
 // paging ("Load older"), and an export of the loaded rows as CSV or JSON.
 import { api } from './api.js';
-import { fill, h, ms, pill, say, table } from './dom.js';
+import { copyButton, fill, h, ms, pill, say, table } from './dom.js';
 
 const COLUMNS = [
   'time',
@@ -115,11 +115,7 @@ export function render(container) {
               'tr',
               { dataset: { tool: r.tool, status: r.status } },
               h('td', {}, new Date(r.time).toLocaleString()),
-              h(
-                'td',
-                {},
-                r.sessionId ? h('a', { href: `#/session/${r.sessionId}` }, r.sessionId.slice(0, 12)) : '—',
-              ),
+              h('td.session', {}, r.sessionId ? sessionCell(r.sessionId) : '—'),
               h('td', {}, h('code', {}, r.tool)),
               h('td', {}, pill(r.status)),
               h('td', {}, r.errorCode ?? ''),
@@ -132,6 +128,19 @@ export function render(container) {
     );
     count.textContent = `${rows.length} rows${nextCursor ? ' (more available)' : ''}`;
     more.hidden = !nextCursor;
+  }
+
+  // The id is shortened to keep the table narrow; the whole id is its title and what the button copies.
+  function sessionCell(id) {
+    return [
+      h('a', { href: `#/session/${id}`, title: id }, id.slice(0, 12)),
+      ' ',
+      copyButton(id, {
+        what: 'Session id',
+        'aria-label': `Copy session id ${id}`,
+        title: 'Copy the full id',
+      }),
+    ];
   }
 
   function download(format) {

@@ -81,6 +81,22 @@ export function say(message, kind = 'info') {
   sayTimer = setTimeout(() => (line.textContent = ''), kind === 'error' ? 10_000 : 4000);
 }
 
+/**
+ * A button that copies `text` to the clipboard. Where the Clipboard API is missing (a page over plain
+ * HTTP that is not localhost) or refuses, the status line shows the text, where it can be selected.
+ */
+export function copyButton(text, { label = 'Copy', what = 'Text', ...attrs } = {}) {
+  const copy = () =>
+    navigator.clipboard
+      ? navigator.clipboard.writeText(text).then(() => say(`${what} copied`))
+      : Promise.reject(new Error('no clipboard'));
+  return h(
+    'button.copy',
+    { type: 'button', ...attrs, onclick: () => copy().catch(() => say(`${what}: ${text}`)) },
+    label,
+  );
+}
+
 /** The pending-approvals count in the header. */
 export function setApprovalCount(count) {
   const badge = document.getElementById('approval-count');

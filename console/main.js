@@ -80,6 +80,8 @@ document.getElementById('sign-out').addEventListener('click', () => {
 });
 
 onUnauthorized(() => {
+  // A key refused while the sign-in form is up is that form's own answer: its error line says so, once.
+  if (!signIn.hidden) return;
   adminKey.clear();
   say('The admin key was refused; sign in again.', 'error');
   show();

@@ -1,7 +1,7 @@
 // Sessions page: the live list (profile, age, last activity, calls, errors, runtime state), filter and
 // search, create (profile, TTL; the token is shown once with a copy button) and delete.
 import { api } from './api.js';
-import { age, ago, fill, h, pill, say, table } from './dom.js';
+import { age, ago, copyButton, fill, h, pill, say, table } from './dom.js';
 
 const PROFILES = ['read-only', 'read-write', 'execute', 'full'];
 
@@ -101,14 +101,7 @@ export function render(container) {
           ' created. Its token is shown only now:',
         ),
         token,
-        h(
-          'button',
-          {
-            type: 'button',
-            onclick: () => navigator.clipboard?.writeText(session.token).then(() => say('Token copied')),
-          },
-          'Copy token',
-        ),
+        copyButton(session.token, { label: 'Copy token', what: 'Token' }),
       );
       load();
     } catch (err) {

@@ -1,7 +1,7 @@
 // Stats page: charts drawn with uPlot (served by toolgate from its node_modules): calls per minute by
 // status, rate-limit refusals per minute, p50/p95 duration by tool, and errors by code, over a picked
-// time range; totals above them. Data: GET /v1/stats/timeline and GET /v1/stats.
-import uPlot from './uPlot.esm.js';
+// time range; totals above them. Data: GET /v1/stats/timeline and GET /v1/stats. uPlot (146 KB) and its
+// stylesheet load the first time this page opens, so the sign-in page and the other pages never fetch them.
 import { api } from './api.js';
 import { fill, h, ms, say } from './dom.js';
 
@@ -11,6 +11,27 @@ const RANGES = [
   ['6 hours', 6 * 3600],
   ['24 hours', 24 * 3600],
 ];
+let uPlot;
+let chartLibrary;
+
+/** Loads uPlot and its stylesheet once; resolves when both are in. */
+function loadChartLibrary() {
+  chartLibrary ??= Promise.all([
+    import('./uPlot.esm.js').then((module) => (uPlot = module.default)),
+    new Promise((resolve, reject) => {
+      const link = h('link', { rel: 'stylesheet', href: '/console/assets/uPlot.min.css' });
+      link.addEventListener('load', resolve);
+      link.addEventListener('error', () => reject(new Error('The chart stylesheet did not load.')));
+      // Before console.css, as if the page had linked it, so the console's own rules still win.
+      document.head.insertBefore(link, document.querySelector('link[href$="/console.css"]'));
+    }),
+  ]).catch((err) => {
+    chartLibrary = undefined; // a later visit tries again
+    throw err;
+  });
+  return chartLibrary;
+}
+
 const COLORS = {
   success: '#2e7d32',
   error: '#c62828',
@@ -76,6 +97,7 @@ export function render(container) {
       const [timeline, stats] = await Promise.all([
         api('/v1/stats/timeline', { query: { since, bucketSeconds: 60 } }),
         api('/v1/stats', { query: { since } }),
+        loadChartLibrary(),
       ]);
       // An answer that arrives after the operator left the page has nothing to draw into.
       if (!stopped) draw(timeline, stats);

@@ -92,15 +92,28 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     await page.waitForSelector('#sign-in:not([hidden])');
+    // The chart library is the Stats page's: the sign-in page does not fetch it.
+    expect(requests.filter((url) => /uplot/i.test(url))).toEqual([]);
     await shot('sign-in');
     await page.type('#admin-key', 'not-the-key');
     await page.click('#sign-in-form button');
     await page.waitForFunction(() => document.getElementById('sign-in-error')?.textContent !== '');
+    // One message for a wrong key: the form's, and nothing in the status line telling to sign in again.
+    expect(await page.$eval('#sign-in-error', (el) => el.textContent)).toBe('That key was refused.');
+    expect(await page.$eval('#status-line', (el) => el.textContent)).toBe('');
     await page.$eval('#admin-key', (el) => ((el as HTMLInputElement).value = ''));
     await page.type('#admin-key', ADMIN_KEY);
     await page.click('#sign-in-form button');
     await page.waitForSelector('#nav:not([hidden])');
     expect(await page.evaluate(() => sessionStorage.getItem('toolgate.adminKey'))).toBe(ADMIN_KEY);
+    // The "Signed in" notice sits in the header, over none of the page.
+    expect(await page.$eval('#status-line', (el) => el.textContent)).toBe('Signed in');
+    const [lineBottom, viewTop] = await page.evaluate(() => [
+      document.getElementById('status-line')!.getBoundingClientRect().bottom,
+      document.getElementById('view')!.getBoundingClientRect().top,
+    ]);
+    expect(lineBottom).toBeLessThanOrEqual(viewTop);
+    expect(requests.filter((url) => /uplot/i.test(url))).toEqual([]);
   });
 
   it('lists a new session live while a script makes calls in it', async () => {
@@ -162,6 +175,8 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     const agent = await t.createSession({ profile: 'execute' });
     await go(`#/session/${agent.id}`);
     await page.waitForFunction(() => document.getElementById('stream-state')?.textContent === 'live');
+    // Before any command the panel says what will appear there, instead of being an empty box.
+    expect(await page.$eval('#live-output', (el) => el.textContent)).toMatch(/^No output yet/);
     let finished = false;
     const running = call(agent, 'run_command', {
       command: 'echo first-line; sleep 1.5; echo second-line',
@@ -176,6 +191,7 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
       },
     );
     expect(finished).toBe(false);
+    expect(await page.$('#live-output .placeholder')).toBeNull();
     await running;
     await page.waitForFunction(() =>
       document.getElementById('live-output')?.textContent?.includes('second-line'),
@@ -379,6 +395,24 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     });
     await shot('audit');
 
+    // A row's session id is shortened in the cell; its title holds all of it and the button copies it.
+    const cell = await page.$eval('#audit-rows td.session a', (a) => [
+      a.textContent!,
+      a.getAttribute('title')!,
+    ]);
+    const [shown, full] = cell;
+    expect(full.length).toBeGreaterThan(shown.length);
+    expect(full.startsWith(shown)).toBe(true);
+    await t.admin(t.http.get(`/v1/sessions/${full}`)).expect(200);
+    await browser
+      .defaultBrowserContext()
+      .overridePermissions(base, ['clipboard-read', 'clipboard-sanitized-write']);
+    await page.click('#audit-rows td.session button.copy');
+    await page.waitForFunction(
+      () => document.getElementById('status-line')?.textContent === 'Session id copied',
+    );
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(full);
+
     // Pages of 25 through the API's cursor, until the whole log is loaded.
     const reader = await t.createSession({ profile: 'read-only' });
     for (let i = 0; i < 30; i++) await t.call(reader, 'todo_read', {}).expect(200);
@@ -422,6 +456,7 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
   });
 
   it('draws the charts (non-empty canvases) for the picked range', async () => {
+    expect(requests.filter((url) => /uplot/i.test(url))).toEqual([]);
     await go('#/stats');
     await page.click('button[data-range="900"]');
     for (const id of ['chart-calls', 'chart-rate-limited', 'chart-latency', 'chart-errors']) {
@@ -436,6 +471,13 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
       }),
     );
     expect(painted.length).toBe(4);
+    // uPlot came with the Stats page, its stylesheet included.
+    expect(
+      requests
+        .filter((url) => /uplot/i.test(url))
+        .map((url) => new URL(url).pathname)
+        .sort(),
+    ).toEqual(['/console/assets/uPlot.esm.js', '/console/assets/uPlot.min.css']);
     for (const count of painted) expect(count).toBeGreaterThan(100);
     expect(await page.$eval('#stats-totals', (el) => el.textContent)).toMatch(/Calls\d+/);
     await shot('stats');
