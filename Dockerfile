@@ -1,16 +1,13 @@
 # syntax=docker/dockerfile:1
-# toolgate container. Build stage: `npm ci` (compiles better-sqlite3), `npm run build` (tsc → dist/),
+# toolgate container. Build stage: `npm ci` (nothing to compile), `npm run build` (tsc → dist/),
 # `npm prune --omit=dev`. Runtime stage: Node on Debian slim with ripgrep and bubblewrap, a non-root
 # user, data in the /data volume. test/ops/bundle.test.ts runs the same build steps and start command.
-# The newest LTS line. On Node 22 and later toolgate loads better-sqlite3 13 (N-API, prebuilt; see
-# src/store/sqlite-driver.ts); better-sqlite3 12 is still compiled by npm ci, for Node 20.
+# The newest LTS line. On Node 22 and later toolgate loads better-sqlite3 13 (N-API, prebuilt in its
+# package; see src/store/sqlite-driver.ts), so the build stage needs no compiler: better-sqlite3 12, the
+# Node 20 driver, is an optional dependency whose build may fail here without failing npm ci.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
-# better-sqlite3 falls back to compiling from source when no prebuilt binary matches.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

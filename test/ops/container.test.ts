@@ -55,6 +55,16 @@ describe('container files', () => {
     expect(steps.find((s) => s.op === 'HEALTHCHECK')?.args).toContain('/healthz');
   });
 
+  it('the build stage needs no compiler: it installs none, on a Node line that loads the prebuilt driver', () => {
+    const steps = dockerInstructions(read('Dockerfile'));
+    const runtimeFrom = steps.findIndex((s, i) => s.op === 'FROM' && i > 0 && / AS runtime$/i.test(s.args));
+    const buildRuns = steps.slice(0, runtimeFrom).filter((s) => s.op === 'RUN');
+    for (const run of buildRuns) expect(run.args).not.toMatch(/\b(g\+\+|gcc|make|python3|build-essential)\b/);
+    // Node 22 and later load better-sqlite3 13 from its prebuilt binaries (src/store/sqlite-driver.ts).
+    const image = steps.find((s) => s.op === 'ARG' && s.args.startsWith('NODE_IMAGE='))?.args ?? '';
+    expect(Number(/^NODE_IMAGE=node:(\d+)/.exec(image)?.[1])).toBeGreaterThanOrEqual(22);
+  });
+
   it('the entrypoint is a valid shell script that refuses an unwritable data directory', () => {
     const script = path.join(REPO_ROOT, 'docker/entrypoint.sh');
     execFileSync('sh', ['-n', script]);
