@@ -1,16 +1,11 @@
-// Headless Chromium for the console tests: Debian's /usr/bin/chromium driven by puppeteer-core, with a
-// fresh profile in a temp dir and nothing that phones home. `chromiumMissing` says why tests must skip.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+// Headless Chromium for the console tests: Debian's /usr/bin/chromium (or TOOLGATE_CHROMIUM) driven by
+// puppeteer-core, with a fresh profile in a temp dir and nothing that phones home. Tests skip without
+// it: needs('chromium').
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { tempDir } from '../helpers/app.js';
-
-export const CHROMIUM = process.env.TOOLGATE_CHROMIUM ?? '/usr/bin/chromium';
-
-/** Why the browser tests cannot run here, or undefined when they can. */
-export const chromiumMissing: string | undefined = existsSync(CHROMIUM)
-  ? undefined
-  : `${CHROMIUM} not found (apt-get install chromium; .ci/run does)`;
+import { CHROMIUM } from '../helpers/requires.js';
 
 /** Screenshots of each page land here (git-ignored). */
 export const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/console');

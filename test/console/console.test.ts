@@ -9,14 +9,12 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startApp, tempDir, type TestApp } from '../helpers/app.js';
-import { ARTIFACTS, chromiumMissing, launchChromium } from './browser.js';
+import { needs } from '../helpers/requires.js';
+import { ARTIFACTS, launchChromium } from './browser.js';
 
-if (chromiumMissing) console.warn(`console browser tests skipped: ${chromiumMissing}`);
-const title = chromiumMissing
-  ? `operator console (skipped: ${chromiumMissing})`
-  : 'operator console in Chromium';
+const title = 'operator console in Chromium';
 
-describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () => {
+describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, () => {
   let t: TestApp;
   let base: string;
   let chromium: Awaited<ReturnType<typeof launchChromium>>;

@@ -10,6 +10,7 @@ import { buildApp, type BuildOptions } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { injectApi, type Api, type InjectRequest } from './api.js';
 import { ResponseConformance } from './conformance.js';
+import { testSandbox } from './requires.js';
 
 export const ADMIN_KEY = 'tga_test_admin_key_0123456789';
 
@@ -48,8 +49,9 @@ async function boot(env: Record<string, string>, options: StartOptions) {
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
     TOOLGATE_API_KEY: ADMIN_KEY,
-    // The whole suite runs with each backend: .ci/run sets TOOLGATE_TEST_SANDBOX=none for a second pass.
-    TOOLGATE_SANDBOX: process.env.TOOLGATE_TEST_SANDBOX ?? 'auto',
+    // The whole suite runs with each backend: .ci/run sets TOOLGATE_TEST_SANDBOX=none for a second pass;
+    // without a working bwrap the unisolated runtime (test/helpers/requires.ts).
+    TOOLGATE_SANDBOX: testSandbox(),
     LOG_LEVEL: 'silent',
     ...env,
   });

@@ -1,8 +1,6 @@
-// Starts a throwaway redis-server on a loopback port for tests; undefined when redis-server is absent.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Starts a throwaway redis-server on a loopback port for tests (which skip without one: needs('redis')).
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-
-export const redisAvailable = spawnSync('redis-server', ['--version']).status === 0;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

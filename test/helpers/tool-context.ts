@@ -14,6 +14,7 @@ import type { SessionRecord } from '../../src/store/sessions.js';
 import { isToolgateError } from '../../src/lib/errors.js';
 import { tempDir } from './app.js';
 import { workspaceFiles, type WorkspaceFiles } from './workspace-files.js';
+import { testSandbox } from './requires.js';
 
 const silent: ToolLogger = { info() {}, warn() {}, error() {}, debug() {} };
 
@@ -50,7 +51,7 @@ export async function toolContext(
   const dataDir = options.dataDir ?? tempDir('toolgate-tool-');
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
-    TOOLGATE_SANDBOX: process.env.TOOLGATE_TEST_SANDBOX ?? 'auto',
+    TOOLGATE_SANDBOX: testSandbox(),
     LOG_LEVEL: 'silent',
     ...env,
   });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, injectApp, tempDir, type InjectApp } from '../helpers/app.js';
-import { redisAvailable, startRedis } from '../helpers/redis.js';
+import { startRedis } from '../helpers/redis.js';
+import { needs } from '../helpers/requires.js';
 
-// .ci/run installs redis-server; on a machine without it these tests are skipped with this reason.
-describe.skipIf(!redisAvailable)('Redis rate-limit store (skipped: redis-server is not installed)', () => {
+describe.skipIf(needs('redis', 'the Redis rate-limit store'))('Redis rate-limit store', () => {
   let redis: Awaited<ReturnType<typeof startRedis>>;
   let a: InjectApp;
   let b: InjectApp;

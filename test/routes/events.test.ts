@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { keepAlivePoster } from '../helpers/keep-alive.js';
 import { readSse, type SseReader } from './events-client.js';
+import { bwrapElseNone } from '../helpers/requires.js';
 
 describe('activity stream and streamed calls', () => {
   let t: TestApp;
@@ -44,7 +45,7 @@ describe('activity stream and streamed calls', () => {
     });
 
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'bwrap' });
+    t = await startApp({ TOOLGATE_SANDBOX: bwrapElseNone() });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
     s = await t.createSession({ profile: 'execute' });

@@ -3,9 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { injectApp, type InjectApp } from '../helpers/app.js';
+import { sandboxesFor } from '../helpers/requires.js';
 import { injectAppWithConfig } from '../ops/with-config.js';
 
-describe.each(['auto', 'none'] as const)('session runtime (TOOLGATE_SANDBOX=%s)', (sandbox) => {
+const SANDBOXES = sandboxesFor('the session runtime tests');
+
+describe.each(SANDBOXES)('session runtime (TOOLGATE_SANDBOX=%s)', (sandbox) => {
   let t: InjectApp;
   beforeAll(async () => {
     t = await injectApp({ TOOLGATE_SANDBOX: sandbox });

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually, pidsWithArgv } from '../tools/execution/processes.js';
+import { needs } from '../helpers/requires.js';
 
-describe('run_command with bwrap: isolation', () => {
+describe.skipIf(needs('bwrap', 'the bwrap isolation tests'))('run_command with bwrap: isolation', () => {
   let t: TestApp;
   let a: { id: string; token: string };
   let b: { id: string; token: string };

@@ -5,8 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, type InjectApp } from '../helpers/app.js';
 import { eventually, isAlive, pidsOfCommand, pidsWithArgv } from '../tools/execution/processes.js';
+import { needs } from '../helpers/requires.js';
 
-describe('run_command with bwrap: limits', () => {
+describe.skipIf(needs('bwrap', 'the bwrap limit tests'))('run_command with bwrap: limits', () => {
   let t: InjectApp;
   let s: { id: string; token: string };
 

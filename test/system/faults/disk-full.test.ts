@@ -9,9 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../../helpers/app.js';
 import { writeConfigFile } from '../../ops/with-config.js';
+import { needs } from '../../helpers/requires.js';
 
 const MiB = 1024 * 1024;
-const isRoot = process.getuid?.() === 0;
+const isRoot = !needs('root', 'disk full on the data filesystem (it mounts a tmpfs)');
 
 function mountTmpfs(sizeMb: number): string | null {
   const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-fault-'));

@@ -7,6 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/app.js';
+import { testSandbox } from '../../helpers/requires.js';
 import {
   CHILD_ADMIN_KEY,
   callTool,
@@ -27,7 +28,7 @@ describe('file descriptors exhausted (EMFILE)', () => {
     if (!hasPrlimit) return;
     server = await startChildServer({
       dataDir: tempDir('toolgate-fds-'),
-      env: { LOG_LEVEL: 'error', TOOLGATE_SANDBOX: process.env.TOOLGATE_TEST_SANDBOX ?? 'auto' },
+      env: { LOG_LEVEL: 'error', TOOLGATE_SANDBOX: testSandbox() },
     });
   });
   afterAll(async () => {

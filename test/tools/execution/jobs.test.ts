@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { eventually, isAlive, pidsWithArgv } from './processes.js';
+import { bwrapElseNone } from '../../helpers/requires.js';
 
 describe('background jobs', () => {
   let t: InjectApp;
@@ -12,7 +13,7 @@ describe('background jobs', () => {
   const call = (tool: string, input: Record<string, unknown>, session = s) => t.call(session, tool, input);
 
   beforeAll(async () => {
-    t = await injectApp({ TOOLGATE_SANDBOX: 'bwrap' });
+    t = await injectApp({ TOOLGATE_SANDBOX: bwrapElseNone() });
     s = await t.createSession({ profile: 'execute' });
   });
   afterAll(() => t.close());
@@ -101,7 +102,7 @@ describe('background jobs', () => {
   });
 
   it('kills running jobs when the app closes', async () => {
-    const other = await injectApp({ TOOLGATE_SANDBOX: 'bwrap' });
+    const other = await injectApp({ TOOLGATE_SANDBOX: bwrapElseNone() });
     const session = await other.createSession({ profile: 'execute' });
     await other.call(session, 'run_command', { command: 'sleep 405.25', background: true });
     let pids: number[] = [];

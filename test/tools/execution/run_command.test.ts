@@ -4,8 +4,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, tempDir, type InjectApp } from '../../helpers/app.js';
+import { bwrapElseNone } from '../../helpers/requires.js';
 
 describe('run_command', () => {
+  // On bwrap where it works; elsewhere on the unisolated runtime, where the workspace is not /workspace.
+  const sandbox = bwrapElseNone();
   let t: InjectApp;
   let s: { id: string; token: string };
   const run = (input: Record<string, unknown>) => t.call(s, 'run_command', input);
@@ -13,7 +16,7 @@ describe('run_command', () => {
   beforeAll(async () => {
     const configFile = path.join(tempDir('toolgate-config-'), 'config.json');
     writeFileSync(configFile, JSON.stringify({ limits: { outputMaxBytes: 2048 } }));
-    t = await injectApp({ TOOLGATE_SANDBOX: 'bwrap', TOOLGATE_CONFIG: configFile });
+    t = await injectApp({ TOOLGATE_SANDBOX: sandbox, TOOLGATE_CONFIG: configFile });
     s = await t.createSession({ profile: 'execute', files: { 'sub/dir/f.txt': 'x' } });
   });
   afterAll(() => t.close());
@@ -36,7 +39,8 @@ describe('run_command', () => {
 
   it('runs in cwd mapped under /workspace and refuses a cwd outside the workspace', async () => {
     const res = await run({ command: 'pwd; ls', cwd: 'sub/dir' });
-    expect(res.body.data.stdout).toBe('/workspace/sub/dir\nf.txt\n');
+    const root = sandbox === 'bwrap' ? '/workspace' : t.app.services.workspaces.dirFor(s.id);
+    expect(res.body.data.stdout).toBe(`${root}/sub/dir\nf.txt\n`);
     const outside = await run({ command: 'pwd', cwd: '../..' });
     expect(outside.status).toBe(403);
     expect(outside.body.error.code).toBe('PATH_OUTSIDE_WORKSPACE');
@@ -125,8 +129,9 @@ describe('run_command', () => {
     const registry = t.app.services.registry;
     const res = await run({ command: 'echo hi; echo oops >&2; exit 2' });
     const text = registry.get('run_command')!.tool.render!(res.body.data);
+    const unsandboxed = sandbox === 'bwrap' ? '' : ' [unsandboxed]';
     expect(text).toBe(
-      'Exit code 2 after ' + res.body.data.durationMs + ' ms\nstdout:\nhi\n\nstderr:\noops\n',
+      `Exit code 2 after ${res.body.data.durationMs} ms${unsandboxed}\nstdout:\nhi\n\nstderr:\noops\n`,
     );
   });
 
