@@ -4,7 +4,7 @@
 // the compiler, say exactly that and how to fix it. The compiler is hidden by PATH: a folder of links to
 // everything in /usr/bin except the build tools. better-sqlite3 12's build is forced from source (as
 // where no prebuilt binary fits or none can be downloaded), so it fails here every time. Three clean
-// installs from the warm npm cache take about 2 min, so the test runs only when TOOLGATE_INSTALL_TEST=1
+// installs from the warm npm cache take about 3 min here, so the test runs only when TOOLGATE_INSTALL_TEST=1
 // (.ci/run sets it).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
