@@ -122,7 +122,7 @@ export function render(container) {
               ),
               h('td', {}, h('code', {}, r.tool)),
               h('td', {}, pill(r.status)),
-              h('td', {}, r.errorCode ?? ''),
+              h('td', {}, codeOf(r)),
               h('td.num', {}, ms(r.durationMs)),
               h('td', {}, r.caller),
               h('td.summary', { title: r.inputSummary }, r.inputSummary),
@@ -132,6 +132,12 @@ export function render(container) {
     );
     count.textContent = `${rows.length} rows${nextCursor ? ' (more available)' : ''}`;
     more.hidden = !nextCursor;
+  }
+
+  /** A parked call's final row says who decided it and why: "APPROVAL_DENIED by admin: not today". */
+  function codeOf(r) {
+    if (!r.decidedBy) return r.errorCode ?? '';
+    return `${r.errorCode} by ${r.decidedBy}${r.reason ? `: ${r.reason}` : ''}`;
   }
 
   function download(format) {

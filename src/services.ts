@@ -213,7 +213,7 @@ export async function createServices(
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
   // Every policy in the step list makes its state here (a rate limit on Redis may refuse to start).
-  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), { config, db, logger });
+  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), { config, db, logger, audit });
   const switches = policies.stateOf(toolSwitchesPolicy);
   const turns = policies.stateOf(duplicatesPolicy);
   const rateLimitStore = policies.stateOf(rateLimitPolicy);
@@ -240,6 +240,7 @@ export async function createServices(
   const approvals = new ApprovalService(
     policies.stateOf(approvalsPolicy),
     sessions,
+    audit,
     (request) => pipeline.execute(request).then(outcomeEnvelope),
     logger,
   );

@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { Db } from '../store/db.js';
+import type { AuditStore } from '../store/audit.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import type { Middleware } from './call.js';
 
@@ -13,6 +14,8 @@ export interface PolicyContext {
   readonly config: Config;
   readonly db: Db;
   readonly logger: ToolLogger;
+  /** For rows a policy writes outside a call (an approval decided or expired). */
+  readonly audit: AuditStore;
 }
 
 export interface Policy<S> {

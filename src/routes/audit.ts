@@ -27,6 +27,13 @@ const AuditEntry = Type.Object({
   duplicate: Type.Boolean({
     description: 'Answered from an identical earlier call of the same batch or turn, without running',
   }),
+  decidedBy: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "A parked call's final row: who decided it (admin, or expiry when no operator did in time); null otherwise",
+  }),
+  reason: Type.Union([Type.String(), Type.Null()], {
+    description: "A parked call's final row: the reason the operator gave, if any",
+  }),
 });
 
 const isIdCursor = (value: unknown): value is { beforeId: number } =>

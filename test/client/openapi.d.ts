@@ -11416,6 +11416,10 @@ export interface operations {
                             attempts: number;
                             /** @description Answered from an identical earlier call of the same batch or turn, without running */
                             duplicate: boolean;
+                            /** @description A parked call's final row: who decided it (admin, or expiry when no operator did in time); null otherwise */
+                            decidedBy: string | null;
+                            /** @description A parked call's final row: the reason the operator gave, if any */
+                            reason: string | null;
                         }[];
                         nextCursor: string | null;
                     };
