@@ -228,6 +228,8 @@ export async function createServices(
     tracing,
     onCallEnd(info) {
       metrics.callEnded(info);
+      // The operator looking at a session does not keep it from expiring idle.
+      if (info.operatorRead) return;
       try {
         sessions.touch(info.sessionId);
       } catch (err) {

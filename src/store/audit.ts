@@ -117,6 +117,8 @@ export interface AuditQuery {
   limit: number;
   /** Rows with id below this (newest first). */
   beforeId?: number;
+  /** Include operators' reads of sessions (entry point `operator`); left out by default. */
+  operatorReads?: boolean;
 }
 
 export interface AuditRow extends AuditEntry {
@@ -192,6 +194,7 @@ export function auditFilter(query: Omit<AuditQuery, 'limit' | 'beforeId'> & { be
     clauses.push(clause);
     params[key] = value;
   }
+  if (query.operatorReads === false) clauses.push(`entry_point != 'operator'`);
   return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 

@@ -52,6 +52,9 @@ export interface TimelineBucket {
   rateLimited: number;
 }
 
+/** Entry points of rows that are audited but are no session's calls: operator switches and reads. */
+const NOT_CALLS = new Set(['admin', 'operator']);
+
 /**
  * 1 when an audit row's call is parked and waits now: its approval is still pending and not past its
  * deadline (the approvals table's key is the call id). A call decided since has a final row of its own.
@@ -143,8 +146,8 @@ export class StatsStore {
       waiting: number | null;
     }>;
     for (const row of rows) {
-      // Operator actions (enable/disable) are audited but are not calls.
-      if (row.entry_point === 'admin') continue;
+      // Operator actions (enable/disable) and reads are audited but are not the sessions' calls.
+      if (NOT_CALLS.has(row.entry_point)) continue;
       // A parked call that was decided counts by its final row, not as parked.
       if (row.status === 'pending' && row.waiting !== 1) continue;
       const duplicate = row.duplicate === 1;
@@ -181,13 +184,13 @@ export class StatsStore {
     for (let start = since; start < until; start += bucketMs) {
       buckets.push({ start, success: 0, error: 0, refused: 0, pending: 0, rateLimited: 0 });
     }
-    // Operator actions (enable/disable) are audited but are not calls, as in report().
+    // Operator actions (enable/disable) and reads are audited but are not calls, as in report().
     const rows = this.db
       .prepare(
         // Numbers are bound as REAL, so the division is floored explicitly.
         `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
            COUNT(*) AS count
-         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point != 'admin'
+         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator')
            AND (status != 'pending' OR ${WAITING} = 1)
          GROUP BY slot, status, rate_limited`,
       )

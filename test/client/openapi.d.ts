@@ -1209,7 +1209,7 @@ export interface paths {
         };
         /**
          * The session's checkpoints, oldest first
-         * @description Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool.
+         * @description Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool; with the admin key as an operator read (entry point `operator`: not rate-limited, parked or counted in the session's stats; in GET /v1/audit only with operatorReads=true).
          */
         get: operations["listCheckpoints"];
         put?: never;
@@ -1273,7 +1273,7 @@ export interface paths {
         };
         /**
          * The session's changes as a git diff or a JSON summary
-         * @description Compares the workspace now with its state at `since` (`start`: after the seed files; or a checkpoint id). `format=diff` (default) answers text/x-diff in git format with added, deleted, renamed, mode-changed and binary files (GIT binary patch), which `git apply` applies to a copy of the starting files; `format=json` answers the per-file summary (status, lines added and removed).
+         * @description Compares the workspace now with its state at `since` (`start`: after the seed files; or a checkpoint id). `format=diff` (default) answers text/x-diff in git format with added, deleted, renamed, mode-changed and binary files (GIT binary patch), which `git apply` applies to a copy of the starting files; `format=json` answers the per-file summary (status, lines added and removed). Runs the workspace_changes tool; with the admin key as an operator read (entry point `operator`: not rate-limited, parked or counted in the session's stats; in GET /v1/audit only with operatorReads=true).
          */
         get: operations["getChanges"];
         put?: never;
@@ -11376,6 +11376,8 @@ export interface operations {
                 since?: string;
                 /** @description ISO-8601 time or epoch ms (exclusive) */
                 until?: string;
+                /** @description Include operators' views of sessions (entry point operator: GET …/changes and …/checkpoints with the admin key), which are not the sessions' calls */
+                operatorReads?: boolean;
                 limit?: number;
                 /** @description nextCursor from the previous page */
                 cursor?: string;
