@@ -203,6 +203,13 @@ export function fromFsError(err: unknown, displayPath: string): ToolgateError {
 }
 
 const SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
+/** A write refused for want of room: the file system (or the service user's quota) or SQLite is full. */
+export const isOutOfSpace = (err: unknown): boolean => {
+  if (isToolgateError(err)) return err.code === 'INSUFFICIENT_STORAGE';
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && SPACE_CODES.has(code);
+};
 const TRANSIENT_CODES = new Set(['EIO', 'EROFS', 'EMFILE', 'ENFILE', 'EACCES', 'EPERM', 'EAGAIN', 'EBUSY']);
 
 /**

@@ -4683,6 +4683,8 @@ export interface operations {
                             deleted: boolean;
                             /** @enum {unknown} */
                             type: "file" | "directory" | "symlink" | "other";
+                            /** @description A copy was kept and undo_edit restores it; false for a tree larger than the history budget, or when the disk had no room for the copy */
+                            undoable: boolean;
                             /** @description True when nothing was changed (dry_run) */
                             dryRun: boolean;
                         };

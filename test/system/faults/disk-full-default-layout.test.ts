@@ -125,7 +125,10 @@ describe.skipIf(!isRoot)(
             .set('content-type', 'application/octet-stream')
             .send(archive) as unknown as Promise<Answer>,
       );
-      await fullOrDone('delete_file', () => call('delete_file', { path: 'dir/inner.txt' }));
+      // Deleting is how room is made: it works on a full disk, keeping no copy when there is no room.
+      const deleted = await call('delete_file', { path: 'dir/inner.txt' });
+      expect(deleted.status).toBe(200);
+      expect(existsSync(path.join(t.app.services.workspaces.dirFor(s.id), 'dir/inner.txt'))).toBe(false);
       await fullOrDone('move_file', () =>
         call('move_file', { source: 'note.txt', destination: 'moved.txt' }),
       );
@@ -164,8 +167,11 @@ describe.skipIf(!isRoot)(
       );
       expect((await t.http.get('/healthz')).status).toBe(200);
 
-      // The sweep: the agent removes what filled the disk, and every way in works again, no restart.
-      expect((await t.call(filler, 'run_command', { command: 'rm fill' })).status).toBe(200);
+      // The sweep: the agent deletes what filled the disk (no room for a copy of it, so undo cannot bring
+      // it back, as the answer says), and every way in works again, no restart.
+      const freed = await t.call(filler, 'delete_file', { path: 'fill' });
+      expect(freed.status).toBe(200);
+      expect(freed.body.data).toMatchObject({ deleted: true, undoable: false });
       expect((await t.http.get('/readyz')).status).toBe(200);
       const ok = (what: string, res: Answer) =>
         expect({ what, status: res.status, error: res.body.error }).toMatchObject({ what, status: 200 });
