@@ -213,7 +213,13 @@ export async function createServices(
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
   // Every policy in the step list makes its state here (a rate limit on Redis may refuse to start).
-  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), { config, db, logger, audit });
+  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), {
+    config,
+    db,
+    logger,
+    audit,
+    events,
+  });
   const switches = policies.stateOf(toolSwitchesPolicy);
   const turns = policies.stateOf(duplicatesPolicy);
   const rateLimitStore = policies.stateOf(rateLimitPolicy);
@@ -243,6 +249,7 @@ export async function createServices(
     policies.stateOf(approvalsPolicy),
     sessions,
     audit,
+    events,
     (request) => pipeline.execute(request).then(outcomeEnvelope),
     logger,
   );

@@ -16,6 +16,14 @@ export interface PolicyContext {
   readonly logger: ToolLogger;
   /** For rows a policy writes outside a call (an approval decided or expired). */
   readonly audit: AuditStore;
+  /** The sessions' activity streams, for what a policy decides outside a call (an approval's end). */
+  readonly events: ActivityPublisher;
+}
+
+/** Publishing on a session's activity stream (the engine's EventHub is one). */
+export interface ActivityPublisher {
+  watching(sessionId: string): boolean;
+  publish(sessionId: string, type: 'error' | 'tool_call_end', data: Record<string, unknown>): void;
 }
 
 export interface Policy<S> {

@@ -107,6 +107,12 @@ describe('approvals', () => {
         .reverse();
     const [approved, denied, expiring] = [await park('a.txt'), await park('b.txt'), await park('c.txt')];
     expect(await stats()).toMatchObject({ total: 3, pending: 3 });
+    // What a console watching the session sees of the decisions.
+    const seen: string[] = [];
+    const unsubscribe = t.app.services.events.subscribe(own.id, ({ type, data }) => {
+      const error = data.error as { code: string } | undefined;
+      seen.push(`${type} ${data.callId as string}${error ? ` ${error.code}` : ''}`);
+    });
 
     expect((await t.admin(t.http.post(`/v1/approvals/${approved}/approve`)).send({})).status).toBe(200);
     const deny = await t.admin(t.http.post(`/v1/approvals/${denied}/deny`)).send({ reason: 'not today' });
@@ -125,6 +131,17 @@ describe('approvals', () => {
       { status: 'refused', errorCode: 'APPROVAL_EXPIRED', decidedBy: 'expiry' },
     ]);
     expect(await stats()).toMatchObject({ total: 3, pending: 0, success: 1, refused: 2 });
+    unsubscribe();
+    expect(seen.filter((line) => !line.includes(approved))).toEqual([
+      `error ${denied} APPROVAL_DENIED`,
+      `tool_call_end ${denied}`,
+      `error ${expiring} APPROVAL_EXPIRED`,
+      `tool_call_end ${expiring}`,
+    ]);
+    expect(seen.filter((line) => line.includes(approved))).toEqual([
+      `tool_call_start ${approved}`,
+      `tool_call_end ${approved}`,
+    ]);
     const timeline = await t.admin(t.http.get(`/v1/stats/timeline?sessionId=${own.id}`));
     expect(timeline.status).toBe(200);
     const sum = (key: string) =>

@@ -20,6 +20,11 @@ describe('operator reads', () => {
       // Even a session whose approval list names the category: the operator is not parked.
       approval: ['workspace'],
     });
+    // What a console watching the session's activity sees: only its agent's calls.
+    const seen: string[] = [];
+    const unsubscribe = t.app.services.events.subscribe(s.id, ({ type, data }) => {
+      if (type === 'tool_call_start') seen.push(data.tool as string);
+    });
     // The console opening the session, a few times.
     for (let i = 0; i < 3; i++) {
       const changes = await t.admin(t.http.get(`/v1/sessions/${s.id}/changes?format=json`));
@@ -32,6 +37,8 @@ describe('operator reads', () => {
     expect((await t.call(s, 'read_file', { path: 'a.txt' })).status).toBe(200);
     expect((await t.call(s, 'list_directory', {})).status).toBe(200);
     expect((await t.call(s, 'file_info', { path: 'a.txt' })).status).toBe(429);
+    unsubscribe();
+    expect(seen).toEqual(['read_file', 'list_directory', 'file_info']);
 
     const stats = await t.admin(t.http.get(`/v1/stats?sessionId=${s.id}`));
     expect(stats.body.totals).toMatchObject({ total: 3, success: 2, refused: 1 });

@@ -1,23 +1,22 @@
 // Expires parked calls past their deadline: each gets the APPROVAL_EXPIRED failure as its result, and its
-// final audit row (decided by the expiry). Run by the periodic sweep and by a waiter that finds its call
+// final audit row (decided by the expiry) and the end of the call on the session's activity stream. Run by the periodic sweep and by a waiter that finds its call
 // overdue.
 import { failureEnvelope } from '../../lib/envelope.js';
 import { toolgateError } from '../../lib/errors.js';
 import type { ToolLogger } from '../../lib/logger.js';
-import type { AuditStore } from '../../store/audit.js';
-import { recordDecision } from './record-decision.js';
+import { recordDecision, type DecisionSinks } from './record-decision.js';
 import type { ApprovalStore } from './store.js';
 
 export function expireApprovals(
   store: ApprovalStore,
-  audit: AuditStore,
+  sinks: DecisionSinks,
   logger: ToolLogger,
   now = Date.now(),
 ): number {
   const error = toolgateError('APPROVAL_EXPIRED', 'No operator decided on this call before it expired');
   const expired = store.expireDue({ status: error.statusCode, body: failureEnvelope(error) }, now);
   for (const record of expired) {
-    recordDecision(audit, record, { error, decidedBy: 'expiry', reason: null, at: now });
+    recordDecision(sinks, record, { error, decidedBy: 'expiry', reason: null, at: now });
   }
   if (expired.length) logger.info({ count: expired.length }, 'approvals expired');
   return expired.length;

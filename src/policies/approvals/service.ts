@@ -9,6 +9,7 @@ import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } fr
 import { expireApprovals } from './expire.js';
 import type { SessionStore } from '../../store/sessions.js';
 import type { AuditStore } from '../../store/audit.js';
+import type { ActivityPublisher } from '../../contract/policy.js';
 import { recordDecision } from './record-decision.js';
 
 const failure = (callId: string, status: number, error: ErrorBody): ApprovalResult => ({
@@ -26,6 +27,7 @@ export class ApprovalService {
     private readonly store: ApprovalStore,
     private readonly sessions: SessionStore,
     private readonly audit: AuditStore,
+    private readonly events: ActivityPublisher,
     private readonly run: RunApproved,
     private readonly logger: ToolLogger,
   ) {}
@@ -101,13 +103,18 @@ export class ApprovalService {
       this.pendingOrThrow(callId);
     }
     const record = this.decided(callId);
-    recordDecision(this.audit, record, { error, decidedBy: 'admin', reason, at: now });
+    recordDecision({ audit: this.audit, events: this.events }, record, {
+      error,
+      decidedBy: 'admin',
+      reason,
+      at: now,
+    });
     this.notify(callId);
     return record;
   }
 
   expireDue(now = Date.now()): number {
-    return expireApprovals(this.store, this.audit, this.logger, now);
+    return expireApprovals(this.store, { audit: this.audit, events: this.events }, this.logger, now);
   }
 
   /** The call's record once it has a result, or as it is when `waitMs` runs out. */
