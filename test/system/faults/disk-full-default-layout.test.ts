@@ -133,6 +133,18 @@ describe.skipIf(!isRoot)(
         call('move_file', { source: 'note.txt', destination: 'moved.txt' }),
       );
       await fullOrDone('create_directory', () => call('create_directory', { path: 'new/deeper' }));
+      // With an Idempotency-Key, whose stored outcome is a row: a call that ran is never answered 507.
+      await fullOrDone(
+        'create_directory with an Idempotency-Key',
+        () =>
+          t.http
+            .post(`/v1/sessions/${s.id}/tools/create_directory`)
+            .set('authorization', `Bearer ${s.token}`)
+            .set('idempotency-key', 'full-disk-1')
+            .send({ path: 'keyed' }) as unknown as Promise<Answer>,
+      );
+      // A fork copies the workspace and creates a session.
+      full('fork', (await t.admin(t.http.post(`/v1/sessions/${s.id}/fork`)).send({})) as unknown as Answer);
       await fullOrDone('undo_edit', () => call('undo_edit', { path: 'keep.txt' }));
       await fullOrDone('checkpoint_create', () => call('checkpoint_create', { name: 'on a full disk' }));
       await fullOrDone('checkpoint_restore', () => call('checkpoint_restore', { checkpoint: checkpointId }));
