@@ -372,7 +372,16 @@ export class HistoryStore {
       count--;
       bytes -= change.bytes;
     }
-    for (const id of doomed) await this.drop(sessionId, id);
+    for (const id of doomed) {
+      try {
+        await this.drop(sessionId, id);
+      } catch (err) {
+        // Pruning runs after the change is made: a full disk refusing the delete (SQLite needs room in
+        // its WAL to delete) leaves the old entries for the next prune, and the change stands.
+        if (!isOutOfSpace(err)) throw err;
+        return;
+      }
+    }
   }
 
   /** Rows go with the session (foreign key); this removes the blobs. */
