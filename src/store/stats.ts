@@ -130,7 +130,7 @@ export class StatsStore {
     const rows = this.db
       .prepare(
         `SELECT ts, session_id, tool, category, status, error_code, duration_ms, entry_point, duplicate,
-           ${WAITING} AS waiting
+           CASE WHEN status = 'pending' THEN ${WAITING} END AS waiting
          FROM audit ${where}`,
       )
       .iterate({ ...params, now: Date.now() }) as IterableIterator<{
