@@ -1,6 +1,6 @@
-// Expires parked calls past their deadline: each gets the APPROVAL_EXPIRED failure as its result, and its
-// final audit row (decided by the expiry) and the end of the call on the session's activity stream. Run by the periodic sweep and by a waiter that finds its call
-// overdue.
+// Expires parked calls past their deadline: each gets the APPROVAL_EXPIRED failure as its result, its
+// final audit row (decided by the expiry) and the end of the call on the session's activity stream. Run
+// by the periodic sweep and by a waiter that finds its call overdue.
 import { failureEnvelope } from '../../lib/envelope.js';
 import { toolgateError } from '../../lib/errors.js';
 import type { ToolLogger } from '../../lib/logger.js';
