@@ -147,6 +147,20 @@ describe.skipIf(!isRoot)(
       full('fork', (await t.admin(t.http.post(`/v1/sessions/${s.id}/fork`)).send({})) as unknown as Answer);
       await fullOrDone('undo_edit', () => call('undo_edit', { path: 'keep.txt' }));
       await fullOrDone('checkpoint_create', () => call('checkpoint_create', { name: 'on a full disk' }));
+      // Reads out of the workspace need no room: both formats stream (507 at worst, never a 500).
+      for (const format of ['tar.gz', 'zip']) {
+        await fullOrDone(
+          `archive download (${format})`,
+          () =>
+            t.http
+              .get(`/v1/sessions/${s.id}/archive?path=.&format=${format}`)
+              .set('authorization', `Bearer ${s.token}`) as unknown as Promise<Answer>,
+        );
+      }
+      const download = await t.http
+        .get(`/v1/sessions/${s.id}/files/keep.txt`)
+        .set('authorization', `Bearer ${s.token}`);
+      expect(download.status).toBe(200);
       await fullOrDone('checkpoint_restore', () => call('checkpoint_restore', { checkpoint: checkpointId }));
       await fullOrDone('run_command', () => call('run_command', { command: 'echo hi > out.txt' }));
       const todos = Array.from({ length: 100 }, (_, i) => ({
