@@ -47,6 +47,8 @@ export function render(container) {
     ),
     field('since', 'Since', { type: 'datetime-local', step: 1 }),
     field('until', 'Until', { type: 'datetime-local', step: 1 }),
+    // The operator's own views of sessions (this console's panels) are not the sessions' calls.
+    field('operatorReads', 'Operator reads', { type: 'checkbox', value: 'true' }),
     h('label', { for: 'audit-limit' }, 'Page size'),
     h(
       'select',
@@ -88,6 +90,7 @@ export function render(container) {
       status: data.get('status') || undefined,
       since: iso(data.get('since')),
       until: iso(data.get('until')),
+      operatorReads: data.get('operatorReads') ? 'true' : undefined,
       limit: Number(data.get('limit')),
     };
     load(false);

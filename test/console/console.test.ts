@@ -402,6 +402,33 @@ describe.skipIf(chromiumMissing !== undefined)(title, { timeout: 45_000 }, () =>
     expect(await rowCount()).toBe(total);
     await page.waitForSelector('#audit-more', { hidden: true });
 
+    // The console's own reads of sessions (its changes panels) are listed only when asked for.
+    const changesRows = async (operatorReads: boolean) =>
+      (
+        await t.admin(
+          t.http.get(`/v1/audit?tool=workspace_changes&limit=1000&operatorReads=${operatorReads}`),
+        )
+      ).body.entries.length as number;
+    const [agentOnly, withOperator] = [await changesRows(false), await changesRows(true)];
+    expect(withOperator).toBeGreaterThan(agentOnly);
+    await page.type('#audit-tool', 'workspace_changes');
+    await page.click('#audit-operatorReads');
+    await page.select('#audit-limit', '500');
+    await page.click('#audit-filters button[type="submit"]');
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('#audit-rows tr[data-tool]').length === n,
+      {},
+      withOperator,
+    );
+    await page.click('#audit-operatorReads');
+    await page.$eval('#audit-tool', (el) => ((el as HTMLInputElement).value = ''));
+    await page.click('#audit-filters button[type="submit"]');
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('#audit-rows tr[data-tool]').length === n,
+      {},
+      total,
+    );
+
     const downloads = tempDir('toolgate-downloads-');
     const cdp = await page.createCDPSession();
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
