@@ -25,7 +25,7 @@ export default function setup(): () => void {
   process.env.TMPDIR = runDir;
   return () => {
     const leftovers = leftoversIn(runDir);
-    rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+    // Named before the removal, which may itself fail (a mount a crashed test left there).
     if (leftovers.length > 0) {
       // A teardown's throw is only logged by vitest ("error during close"): the exit code says it.
       process.exitCode = 1;
@@ -35,5 +35,6 @@ export default function setup(): () => void {
           `${leftovers.join('\n  ')}\n`,
       );
     }
+    rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
   };
 }
