@@ -6,6 +6,8 @@ const shared = {
   testTimeout: 30_000,
   hookTimeout: 60_000,
   pool: 'forks' as const,
+  // Temp dirs a test file made with tempDir are removed when it ends.
+  setupFiles: ['test/setup-temp-dirs.ts'],
   // Test files share a worker's module cache instead of importing the app afresh for each file: that
   // took 137 of the suite's 505 s here. Every test builds its own app (buildApp) on its own temp data
   // dir and workspace, and no test changes process-wide state (env, cwd, umask, globals), so nothing
@@ -22,6 +24,8 @@ const shared = {
 export default defineConfig({
   test: {
     ...shared,
+    // A fresh temp dir per run; the run fails when a test leaves anything in it (see the file).
+    globalSetup: ['test/global-setup.ts'],
     projects: [
       { test: { ...shared, name: 'bwrap' } },
       ...(process.env.TOOLGATE_TEST_BOTH_SANDBOXES === '1'

@@ -226,15 +226,11 @@ export function render(container, [id]) {
     drawCalls();
   }
 
-  // The panels' reads are tool calls: not made at all when the session's policy would park each one.
-  loadDetail().then((session) => {
-    if (!session) return;
-    const parks = (tool) => session.approval.includes(tool) || session.approval.includes('workspace');
-    changes.setParked(parks('workspace_changes'));
-    checkpoints.setParked(parks('checkpoint_list'));
-    changes.refresh();
-    checkpoints.refresh();
-  });
+  // The panels' reads are operator reads (GET …/changes, …/checkpoints with the admin key): never parked,
+  // never counted in the session's stats or rate limit, not in its call list.
+  loadDetail();
+  changes.refresh();
+  checkpoints.refresh();
   loadHistory();
   loadTodos();
   if (!readOnlyTools) loadReadOnlyTools().catch((err) => say(err.message, 'error'));

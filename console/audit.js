@@ -47,6 +47,8 @@ export function render(container) {
     ),
     field('since', 'Since', { type: 'datetime-local', step: 1 }),
     field('until', 'Until', { type: 'datetime-local', step: 1 }),
+    // The operator's own views of sessions (this console's panels) are not the sessions' calls.
+    field('operatorReads', 'Operator reads', { type: 'checkbox', value: 'true' }),
     h('label', { for: 'audit-limit' }, 'Page size'),
     h(
       'select',
@@ -88,6 +90,7 @@ export function render(container) {
       status: data.get('status') || undefined,
       since: iso(data.get('since')),
       until: iso(data.get('until')),
+      operatorReads: data.get('operatorReads') ? 'true' : undefined,
       limit: Number(data.get('limit')),
     };
     load(false);
@@ -118,7 +121,7 @@ export function render(container) {
               h('td.session', {}, r.sessionId ? sessionCell(r.sessionId) : '—'),
               h('td', {}, h('code', {}, r.tool)),
               h('td', {}, pill(r.status)),
-              h('td', {}, r.errorCode ?? ''),
+              h('td', {}, codeOf(r)),
               h('td.num', {}, ms(r.durationMs)),
               h('td', {}, r.caller),
               h('td.summary', { title: r.inputSummary }, r.inputSummary),
@@ -141,6 +144,12 @@ export function render(container) {
         title: 'Copy the full id',
       }),
     ];
+  }
+
+  /** A parked call's final row says who decided it and why: "APPROVAL_DENIED by admin: not today". */
+  function codeOf(r) {
+    if (!r.decidedBy) return r.errorCode ?? '';
+    return `${r.errorCode} by ${r.decidedBy}${r.reason ? `: ${r.reason}` : ''}`;
   }
 
   function download(format) {

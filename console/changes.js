@@ -1,14 +1,13 @@
 // The session page's "Changes" panel: what changed in the workspace since the session started, whatever
 // made it (edit tools or commands), from GET /v1/sessions/{id}/changes — the JSON summary (path, status,
 // lines added and removed) and, for a picked file or all of them, the git diff (format=diff). Each fetch
-// is a workspace_changes call (a read: audited, counted in the session's rate limit), so the panel
-// refreshes only when the page asks, debounced. Diff text goes into the page as text nodes only.
+// is an operator read (a workspace_changes run, audited as the operator's, never the session's call or
+// rate limit), and a diff of a big workspace costs: the panel refreshes only when the page asks,
+// debounced. Diff text goes into the page as text nodes only.
 import { api, apiText } from './api.js';
 import { fill, h, pill, table } from './dom.js';
 
 const MAX_DIFF_LINES = 4000;
-const PARKED =
-  "Not loaded: this session's approval policy covers workspace_changes, so each read would wait for an operator.";
 
 export function changesPanel(path, { signal }) {
   const summary = h('div.table-wrap', { id: 'changes' });
@@ -33,20 +32,10 @@ export function changesPanel(path, { signal }) {
   let shown;
   let timer;
   let loading = Promise.resolve();
-  /** Unknown until the session's policy is read: no call before then. */
-  let parked;
 
   async function load() {
-    if (parked === undefined) return;
-    if (parked) {
-      fill(summary, h('p.empty', {}, PARKED));
-      showAll.hidden = true;
-      return;
-    }
     try {
       const report = await api(`${path}/changes`, { query: { since: 'start', format: 'json' }, signal });
-      // Parked anyway (the policy changed): the operator decides in the approvals queue.
-      if (report?.pending) return void fill(summary, h('p.empty', {}, PARKED));
       files = report.files;
       const t = report.totals;
       fill(
@@ -131,8 +120,6 @@ export function changesPanel(path, { signal }) {
       timer = setTimeout(() => this.refresh(), 700);
     },
     dispose: () => clearTimeout(timer),
-    /** True when the session's approval policy covers workspace_changes: the panel then makes no call. */
-    setParked: (value) => (parked = value),
   };
 }
 

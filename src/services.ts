@@ -213,7 +213,13 @@ export async function createServices(
   for (const { tool } of registry.list()) await tool.init?.({ services: base, logger });
 
   // Every policy in the step list makes its state here (a rate limit on Redis may refuse to start).
-  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), { config, db, logger });
+  const policies = await PolicyStates.create(policiesOf(PIPELINE_STEPS), {
+    config,
+    db,
+    logger,
+    audit,
+    events,
+  });
   const switches = policies.stateOf(toolSwitchesPolicy);
   const turns = policies.stateOf(duplicatesPolicy);
   const rateLimitStore = policies.stateOf(rateLimitPolicy);
@@ -228,6 +234,8 @@ export async function createServices(
     tracing,
     onCallEnd(info) {
       metrics.callEnded(info);
+      // The operator looking at a session does not keep it from expiring idle.
+      if (info.operatorRead) return;
       try {
         sessions.touch(info.sessionId);
       } catch (err) {
@@ -240,6 +248,8 @@ export async function createServices(
   const approvals = new ApprovalService(
     policies.stateOf(approvalsPolicy),
     sessions,
+    audit,
+    events,
     (request) => pipeline.execute(request).then(outcomeEnvelope),
     logger,
   );

@@ -5,7 +5,17 @@ import type { SessionRecord } from '../store/sessions.js';
 import type { ToolgateError } from '../lib/errors.js';
 import type { Cancellation, CancelSignal } from '../lib/cancellation.js';
 
-export type EntryPoint = 'rest' | 'batch' | 'mcp';
+/**
+ * Where a call came in. `operator`: an operator's view of a session's state (GET …/changes and
+ * …/checkpoints with the admin key, as the console opens a session), not a call of the session's agent:
+ * audited as such, but never counted in the session's stats, rate limits or last use, never parked, and
+ * left out of its audit timeline unless asked for.
+ */
+export type EntryPoint = 'rest' | 'batch' | 'mcp' | 'operator';
+
+/** Whether the call is an operator's read of the session rather than one of its agent's calls. */
+export const isOperatorRead = (request: Pick<CallRequest, 'entryPoint'>): boolean =>
+  request.entryPoint === 'operator';
 export type CallerKind = 'admin' | 'session';
 
 /** What an entry point hands to the pipeline. */

@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { Db } from '../store/db.js';
+import type { AuditStore } from '../store/audit.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import type { Middleware } from './call.js';
 
@@ -13,6 +14,16 @@ export interface PolicyContext {
   readonly config: Config;
   readonly db: Db;
   readonly logger: ToolLogger;
+  /** For rows a policy writes outside a call (an approval decided or expired). */
+  readonly audit: AuditStore;
+  /** The sessions' activity streams, for what a policy decides outside a call (an approval's end). */
+  readonly events: ActivityPublisher;
+}
+
+/** Publishing on a session's activity stream (the engine's EventHub is one). */
+export interface ActivityPublisher {
+  watching(sessionId: string): boolean;
+  publish(sessionId: string, type: 'error' | 'tool_call_end', data: Record<string, unknown>): void;
 }
 
 export interface Policy<S> {

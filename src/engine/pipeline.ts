@@ -7,7 +7,14 @@ import { runTool } from './run.js';
 import { PIPELINE_STEPS, type StepDeps, type StepSpec } from './steps.js';
 import { tracedCall, tracedStep } from './trace.js';
 import { inSpan, type Tracing } from '../ops/trace.js';
-import type { CallOutcome, CallRequest, CallState, ResolvedCall, RunResult } from '../contract/call.js';
+import {
+  isOperatorRead,
+  type CallOutcome,
+  type CallRequest,
+  type CallState,
+  type ResolvedCall,
+  type RunResult,
+} from '../contract/call.js';
 
 export interface PipelineDeps extends StepDeps {
   /** Tracing when it is on: each call a span, each step a child span. Undefined costs nothing. */
@@ -19,6 +26,8 @@ export interface PipelineDeps extends StepDeps {
 export interface CallEndInfo {
   callId: string;
   sessionId: string;
+  /** An operator's read of the session, not its agent's call (see EntryPoint). */
+  operatorRead: boolean;
   /** The registered tool's name and category; undefined when the name was unknown. */
   tool: string | undefined;
   category: string | undefined;
@@ -155,6 +164,7 @@ export class Pipeline {
     this.deps.onCallEnd?.({
       callId: call.callId,
       sessionId: call.request.session.id,
+      operatorRead: isOperatorRead(call.request),
       tool: call.entry?.tool.name,
       category: call.entry?.tool.category,
       errorCode,

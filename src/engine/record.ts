@@ -5,7 +5,7 @@ import type { EventHub } from './events.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { AuditEntry, AuditStatus, AuditStore } from '../store/audit.js';
 import { summarizeInput } from '../lib/input-summary.js';
-import type { CallState, Middleware } from '../contract/call.js';
+import { isOperatorRead, type CallState, type Middleware } from '../contract/call.js';
 
 export function asToolgateError(
   err: unknown,
@@ -41,8 +41,10 @@ export const record =
     const { request } = call;
     const sessionId = request.session.id;
     const inputSummary = summarizeInput(request.input);
+    // The session's live activity is its agent's: an operator's reads are not announced there.
+    const announce = () => !isOperatorRead(request) && events.watching(sessionId);
     // Events are built only for a session someone watches: most calls have no audience.
-    if (events.watching(sessionId)) {
+    if (announce()) {
       events.publish(sessionId, 'tool_call_start', {
         callId: call.callId,
         tool: request.toolName,
@@ -58,14 +60,14 @@ export const record =
       await audit.recordBeforeAnswer(
         auditEntry(call, inputSummary, 'success', 200, null, Buffer.byteLength(result.dataJson)),
       );
-      if (events.watching(sessionId)) publishEnd(events, call, true);
+      if (announce()) publishEnd(events, call, true);
       return result;
     } catch (err) {
       const error = asToolgateError(err, logger, { callId: call.callId, tool: request.toolName, sessionId });
       await audit.recordBeforeAnswer(
         auditEntry(call, inputSummary, statusOf(error), error.statusCode, error.code, 0),
       );
-      if (events.watching(sessionId)) {
+      if (announce()) {
         events.publish(sessionId, 'error', {
           callId: call.callId,
           tool: request.toolName,

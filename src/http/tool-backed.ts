@@ -1,6 +1,8 @@
 // Resource routes that are a tool underneath (checkpoints, changes): the call goes through the same
 // pipeline as POST .../tools/{name} — permissions, rate limits, approvals, audit — and the route shapes
-// the result as a resource. A refused or parked call answers exactly as the tool route would.
+// the result as a resource. A refused or parked call answers exactly as the tool route would. A read route
+// asked with the admin key is an operator's view of the session (entry point `operator`), not its agent's
+// call: no rate-limit budget, no approval, no stats, hidden from the session's audit timeline by default.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CallOutcome } from '../contract/call.js';
 import { sessionForRequest } from './auth.js';
@@ -14,14 +16,16 @@ export async function callToolForRoute(
   sessionId: string,
   toolName: string,
   input: unknown,
+  options: { read?: boolean } = {},
 ): Promise<unknown> {
   const session = sessionForRequest(app, request, sessionId);
+  const caller = request.principal!.kind;
   const outcome: CallOutcome = await app.services.pipeline.execute({
     toolName,
     input,
     session,
-    caller: request.principal!.kind,
-    entryPoint: 'rest',
+    caller,
+    entryPoint: options.read && caller === 'admin' ? 'operator' : 'rest',
     bytesIn: requestBytes(request),
     signal: clientGoneHook(reply),
   });
@@ -36,9 +40,11 @@ export async function sendToolResult(
   app: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
-  call: { sessionId: string; toolName: string; input: unknown; status: number },
+  call: { sessionId: string; toolName: string; input: unknown; status: number; read?: boolean },
 ): Promise<FastifyReply> {
-  const data = await callToolForRoute(app, request, reply, call.sessionId, call.toolName, call.input);
+  const data = await callToolForRoute(app, request, reply, call.sessionId, call.toolName, call.input, {
+    read: call.read,
+  });
   return data === undefined ? reply : reply.code(call.status).send(data);
 }
 

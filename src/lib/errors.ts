@@ -167,10 +167,14 @@ export function fromFsError(err: unknown, displayPath: string): ToolgateError {
         `${displayPath} cannot be moved there: the two paths are on different file systems`,
         { suggestion: 'Check the paths with file_info; a directory on one of them may be a symlink.' },
       );
-    case 'EDQUOT':
     case 'EFBIG':
-      return toolgateError('QUOTA_EXCEEDED', `No space left to write ${displayPath}`);
+      return toolgateError('QUOTA_EXCEEDED', `No space left to write ${displayPath}`, {
+        suggestion: 'Write a smaller file, or split it into several.',
+      });
     case 'ENOSPC':
+    case 'EDQUOT':
+      // The file system (or the service user's disk quota) is full: not this session's quota, so the same
+      // 507 as the service's own storage failing for want of room.
       return toolgateError('INSUFFICIENT_STORAGE', `The disk is full: ${displayPath} could not be written`, {
         suggestion: 'Delete files that are no longer needed, or retry once the operator has freed space.',
       });
@@ -186,18 +190,26 @@ export function fromFsError(err: unknown, displayPath: string): ToolgateError {
         },
       );
     default:
-      // Not a caller's mistake we can name: a bug or an environment fault. Never echo the host path.
-      return toolgateError(
-        'INTERNAL_ERROR',
-        `File operation failed on ${displayPath} (${code ?? 'unknown'})`,
-        {
+      // A write to a workspace also writes the service's own storage (the history's SQLite rows and
+      // blobs): its SQLITE_FULL or SQLITE_BUSY on the way is that storage's error, not a bug.
+      return (
+        fromStorageError(err) ??
+        // Not a caller's mistake we can name: a bug or an environment fault. Never echo the host path.
+        toolgateError('INTERNAL_ERROR', `File operation failed on ${displayPath} (${code ?? 'unknown'})`, {
           cause: err,
-        },
+        })
       );
   }
 }
 
 const SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
+/** A write refused for want of room: the file system (or the service user's quota) or SQLite is full. */
+export const isOutOfSpace = (err: unknown): boolean => {
+  if (isToolgateError(err)) return err.code === 'INSUFFICIENT_STORAGE';
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && SPACE_CODES.has(code);
+};
 const TRANSIENT_CODES = new Set(['EIO', 'EROFS', 'EMFILE', 'ENFILE', 'EACCES', 'EPERM', 'EAGAIN', 'EBUSY']);
 
 /**

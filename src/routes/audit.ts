@@ -1,5 +1,5 @@
 // GET /v1/audit: one row per tool call, newest first, with filters and cursor pagination.
-// A session token sees only its own session's rows.
+// A session token sees only its own session's rows; operators' reads only when asked for.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -27,6 +27,13 @@ const AuditEntry = Type.Object({
   duplicate: Type.Boolean({
     description: 'Answered from an identical earlier call of the same batch or turn, without running',
   }),
+  decidedBy: Type.Union([Type.String(), Type.Null()], {
+    description:
+      "A parked call's final row: who decided it (admin, or expiry when no operator did in time); null otherwise",
+  }),
+  reason: Type.Union([Type.String(), Type.Null()], {
+    description: "A parked call's final row: the reason the operator gave, if any",
+  }),
 });
 
 const isIdCursor = (value: unknown): value is { beforeId: number } =>
@@ -49,6 +56,11 @@ export default async function auditRoutes(fastify: FastifyInstance): Promise<voi
           status: Type.Optional(Type.Enum(['success', 'error', 'refused', 'pending'])),
           since: Type.Optional(Type.String({ description: 'ISO-8601 time or epoch ms (inclusive)' })),
           until: Type.Optional(Type.String({ description: 'ISO-8601 time or epoch ms (exclusive)' })),
+          operatorReads: Type.Boolean({
+            default: false,
+            description:
+              "Include operators' views of sessions (entry point operator: GET …/changes and …/checkpoints with the admin key), which are not the sessions' calls",
+          }),
           ...Pagination,
         }),
         response: {
@@ -78,6 +90,7 @@ export default async function auditRoutes(fastify: FastifyInstance): Promise<voi
         until,
         limit: q.limit,
         beforeId: cursor?.beforeId,
+        operatorReads: q.operatorReads,
       });
       const last = rows.at(-1);
       return {

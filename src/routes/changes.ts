@@ -1,6 +1,7 @@
 // GET /v1/sessions/{id}/changes: everything that changed in the workspace since the session started or
 // since a checkpoint, whatever made it, as a git-format diff (`git apply` accepts it) or a JSON summary.
-// The workspace_changes tool underneath: same permissions, rate limits and audit as any read.
+// The workspace_changes tool underneath: same permissions, rate limits and audit as any read; asked with
+// the admin key, an operator read (http/tool-backed.ts).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
@@ -21,7 +22,7 @@ export default async function changeRoutes(fastify: FastifyInstance): Promise<vo
         tags: ['workspace'],
         summary: "The session's changes as a git diff or a JSON summary",
         description:
-          'Compares the workspace now with its state at `since` (`start`: after the seed files; or a checkpoint id). `format=diff` (default) answers text/x-diff in git format with added, deleted, renamed, mode-changed and binary files (GIT binary patch), which `git apply` applies to a copy of the starting files; `format=json` answers the per-file summary (status, lines added and removed).',
+          "Compares the workspace now with its state at `since` (`start`: after the seed files; or a checkpoint id). `format=diff` (default) answers text/x-diff in git format with added, deleted, renamed, mode-changed and binary files (GIT binary patch), which `git apply` applies to a copy of the starting files; `format=json` answers the per-file summary (status, lines added and removed). Runs the workspace_changes tool; with the admin key as an operator read (entry point `operator`: not rate-limited, parked or counted in the session's stats; in GET /v1/audit only with operatorReads=true).",
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
         querystring: Type.Object({
           since: Type.String({ minLength: 1, maxLength: 100, default: 'start' }),
@@ -42,11 +43,19 @@ export default async function changeRoutes(fastify: FastifyInstance): Promise<vo
     },
     async (request, reply) => {
       const { since, format } = request.query;
-      const data = (await callToolForRoute(app, request, reply, request.params.id, 'workspace_changes', {
-        since,
-        format: format === 'diff' ? 'diff' : 'summary',
-        max_diff_bytes: WHOLE_DIFF_BYTES,
-      })) as ChangeReport | undefined;
+      const data = (await callToolForRoute(
+        app,
+        request,
+        reply,
+        request.params.id,
+        'workspace_changes',
+        {
+          since,
+          format: format === 'diff' ? 'diff' : 'summary',
+          max_diff_bytes: WHOLE_DIFF_BYTES,
+        },
+        { read: true },
+      )) as ChangeReport | undefined;
       if (data === undefined) return reply;
       if (format === 'diff')
         return reply

@@ -61,7 +61,7 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
         tags: ['workspace'],
         summary: "The session's checkpoints, oldest first",
         description:
-          'Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool.',
+          "Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool; with the admin key as an operator read (entry point `operator`: not rate-limited, parked or counted in the session's stats; in GET /v1/audit only with operatorReads=true).",
         params: Params,
         response: { 200: Type.Object({ checkpoints: Type.Array(CheckpointSchema) }), ...toolErrors },
       },
@@ -73,6 +73,7 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
         toolName: 'checkpoint_list',
         input: {},
         status: 200,
+        read: true,
       });
     },
   );

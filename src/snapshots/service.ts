@@ -159,10 +159,18 @@ export class SnapshotService {
     return this.exclusive(sessionId, async () => {
       const store = this.store(sessionId);
       const target = await this.base(sessionId, id);
-      const head = await store.readManifest(HEAD);
-      const applied = await applySnapshot(workspace, store, target, head, this.limits);
-      await this.replaceHead(sessionId, head, applied.manifest);
-      return applied;
+      // The workspace as it is now, kept first (cheap when little changed since the last snapshot): a
+      // restore that fails half-way, on a full disk, puts it back. All or nothing; and with no room to
+      // keep it, nothing is touched.
+      const before = (await this.snapshotNow(sessionId, workspace)).manifest;
+      try {
+        const applied = await applySnapshot(workspace, store, target, before, this.limits);
+        await this.replaceHead(sessionId, before, applied.manifest);
+        return applied;
+      } catch (err) {
+        await applySnapshot(workspace, store, before, before, this.limits).catch(() => undefined);
+        throw err;
+      }
     });
   }
 

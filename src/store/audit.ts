@@ -56,6 +56,14 @@ export const auditMigrations: Migration[] = [
       ALTER TABLE audit ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    // A parked call's final row (denied, expired) says who decided and why.
+    name: 'audit_0005_decision',
+    sql: `
+      ALTER TABLE audit ADD COLUMN decided_by TEXT;
+      ALTER TABLE audit ADD COLUMN reason TEXT;
+    `,
+  },
 ];
 
 /**
@@ -91,6 +99,10 @@ export interface AuditEntry {
   attempts?: number;
   /** Answered from an identical earlier call of the same batch or turn. */
   duplicate?: boolean;
+  /** A parked call's final row: who decided (`admin`, or `expiry` when nobody did in time). */
+  decidedBy?: string | null;
+  /** A parked call's final row: the reason the operator gave. */
+  reason?: string | null;
 }
 
 /** A row as the journal holds it: with its key (absent in rows journaled before keys existed). */
@@ -105,12 +117,16 @@ export interface AuditQuery {
   limit: number;
   /** Rows with id below this (newest first). */
   beforeId?: number;
+  /** Include operators' reads of sessions (entry point `operator`); left out by default. */
+  operatorReads?: boolean;
 }
 
 export interface AuditRow extends AuditEntry {
   id: number;
   attempts: number;
   duplicate: boolean;
+  decidedBy: string | null;
+  reason: string | null;
 }
 
 interface RawAuditRow {
@@ -131,6 +147,8 @@ interface RawAuditRow {
   input_summary: string;
   attempts: number;
   duplicate: number;
+  decided_by: string | null;
+  reason: string | null;
 }
 
 const fromRow = (row: RawAuditRow): AuditRow => ({
@@ -151,6 +169,8 @@ const fromRow = (row: RawAuditRow): AuditRow => ({
   inputSummary: row.input_summary,
   attempts: row.attempts,
   duplicate: row.duplicate === 1,
+  decidedBy: row.decided_by,
+  reason: row.reason,
 });
 
 /** WHERE clause and parameters shared by the audit listing and the stats queries. */
@@ -174,6 +194,7 @@ export function auditFilter(query: Omit<AuditQuery, 'limit' | 'beforeId'> & { be
     clauses.push(clause);
     params[key] = value;
   }
+  if (query.operatorReads === false) clauses.push(`entry_point != 'operator'`);
   return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
@@ -212,8 +233,8 @@ export class AuditStore {
     const insert = db.prepare(
       `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
          duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key,
-         attempts, duplicate)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         attempts, duplicate, decided_by, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // Positional parameters: every call's row passes here, and binding by name looks each one up (and
     // needed a copy of the row for the two columns that are stored differently).
@@ -237,6 +258,8 @@ export class AuditStore {
           row.journalKey ?? null,
           row.attempts ?? 1,
           row.duplicate === true ? 1 : 0,
+          row.decidedBy ?? null,
+          row.reason ?? null,
         );
       }
     });

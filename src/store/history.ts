@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isToolgateError, toolgateError } from '../lib/errors.js';
+import { isOutOfSpace, isToolgateError, toolgateError } from '../lib/errors.js';
 import type { TreeEntry } from '../runtime/ops/tree.js';
 import type { Workspace } from '../runtime/workspace.js';
 import type { Db, Migration } from './db.js';
@@ -188,53 +188,84 @@ export class HistoryStore {
       const file = await workspace.readFile(relative, Number.MAX_SAFE_INTEGER, { followFinalSymlink: false });
       content = { bytes: file.bytes, mode: file.stat.mode };
     }
-    const blob = await this.writeBlob(change.sessionId, content.bytes);
-    this.add(change, {
+    const { bytes, mode } = content;
+    await this.keep(change, bytes, (blob) => ({
       ...base,
       kind: 'file',
       blob,
-      mode: content.mode ?? null,
-      bytes: content.bytes.length,
-    });
+      mode: mode ?? null,
+      bytes: bytes.length,
+    }));
   }
 
-  /** Moves what is at `relative` into the history: this is how files and directories are deleted. */
-  async stash(change: ChangeRef, workspace: Workspace, relative: string): Promise<void> {
+  /**
+   * Writes `bytes` as a blob (and `tree`, a deleted directory's listing, beside it) and adds its row; if
+   * any of it fails (a full disk), what was written goes again: no blob without its row.
+   */
+  private async keep(
+    change: ChangeRef,
+    bytes: Uint8Array,
+    entry: (blob: string) => NewEntry,
+    tree?: string,
+  ): Promise<void> {
+    const blob = await this.writeBlob(change.sessionId, bytes);
+    try {
+      if (tree !== undefined)
+        await fs.writeFile(this.treeFile(change.sessionId, blob), tree, { mode: 0o600 });
+      this.add(change, entry(blob));
+    } catch (err) {
+      for (const file of [this.blobPath(change.sessionId, blob), this.treeFile(change.sessionId, blob)])
+        rmSync(file, { force: true });
+      throw err;
+    }
+  }
+
+  /**
+   * Moves what is at `relative` into the history: this is how files and directories are deleted. Returns
+   * whether a copy was kept (undo_edit can bring it back): not for a tree larger than the whole history
+   * budget, nor when the data dir has no room for the copy (a full disk: deleting is how room is made).
+   */
+  async stash(change: ChangeRef, workspace: Workspace, relative: string): Promise<boolean> {
     const { stat, linkTarget } = await workspace.stat(relative, { follow: false });
     if (!stat) throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${relative}`);
     const base = { path: relative, blob: null, mode: stat.mode, linkTarget: null, movedTo: null, bytes: 0 };
-    if (stat.type === 'symlink') {
-      await workspace.remove(relative);
-      return this.add(change, { ...base, kind: 'symlink', linkTarget: linkTarget ?? '' });
-    }
-    if (stat.type === 'directory') {
-      // Packed through the runtime; a tree larger than the whole history budget is deleted without a copy.
-      const packed = await workspace
-        .call('packTree', { path: relative, maxBytes: this.limits.sessionBytes })
-        .catch((err: unknown) => {
-          if (isToolgateError(err) && err.code === 'FILE_TOO_LARGE') return null;
-          throw err;
-        });
-      if (packed) {
-        const blob = await this.writeBlob(change.sessionId, packed.payload);
-        await fs.writeFile(this.treeFile(change.sessionId, blob), JSON.stringify(packed.result.entries), {
-          mode: 0o600,
-        });
-        await workspace.remove(relative, { recursive: true });
-        return this.add(change, { ...base, kind: 'directory', blob, bytes: packed.result.bytes });
+    const copy = async (): Promise<boolean> => {
+      if (stat.type === 'symlink') {
+        this.add(change, { ...base, kind: 'symlink', linkTarget: linkTarget ?? '' });
+        return true;
       }
-      await workspace.remove(relative, { recursive: true });
-      return;
-    }
-    if (stat.type !== 'file') {
+      if (stat.type === 'directory') {
+        // Packed through the runtime; a tree larger than the whole history budget goes without a copy.
+        const packed = await workspace
+          .call('packTree', { path: relative, maxBytes: this.limits.sessionBytes })
+          .catch((err: unknown) => {
+            if (isToolgateError(err) && err.code === 'FILE_TOO_LARGE') return null;
+            throw err;
+          });
+        if (!packed) return false;
+        const tree = JSON.stringify(packed.result.entries);
+        const bytes = packed.result.bytes;
+        await this.keep(
+          change,
+          packed.payload,
+          (blob) => ({ ...base, kind: 'directory', blob, bytes }),
+          tree,
+        );
+        return true;
+      }
       // A FIFO, socket or device a command made: nothing to keep, it just goes.
-      await workspace.remove(relative);
-      return;
-    }
-    const file = await workspace.readFile(relative, Number.MAX_SAFE_INTEGER, { followFinalSymlink: false });
-    const blob = await this.writeBlob(change.sessionId, file.bytes);
-    await workspace.remove(relative);
-    this.add(change, { ...base, kind: 'file', blob, bytes: file.bytes.length });
+      if (stat.type !== 'file') return false;
+      const file = await workspace.readFile(relative, Number.MAX_SAFE_INTEGER, { followFinalSymlink: false });
+      const bytes = file.bytes.length;
+      await this.keep(change, file.bytes, (blob) => ({ ...base, kind: 'file', blob, bytes }));
+      return true;
+    };
+    const copied = await copy().catch((err: unknown) => {
+      if (isOutOfSpace(err)) return false;
+      throw err;
+    });
+    await workspace.remove(relative, { recursive: stat.type === 'directory' });
+    return copied;
   }
 
   /** The content of a file blob. */
@@ -272,8 +303,14 @@ export class HistoryStore {
   private async writeBlob(sessionId: string, bytes: Uint8Array): Promise<string> {
     const blob = await this.newBlob(sessionId);
     const file = this.blobPath(sessionId, blob);
-    if (bytes.length <= SYNC_BLOB_BYTES) writeFileSync(file, bytes, { mode: 0o600 });
-    else await fs.writeFile(file, bytes, { mode: 0o600 });
+    try {
+      if (bytes.length <= SYNC_BLOB_BYTES) writeFileSync(file, bytes, { mode: 0o600 });
+      else await fs.writeFile(file, bytes, { mode: 0o600 });
+    } catch (err) {
+      // A blob cut short by a full disk is no copy: it goes, and gives its room back.
+      rmSync(file, { force: true });
+      throw err;
+    }
     return blob;
   }
 
@@ -335,7 +372,16 @@ export class HistoryStore {
       count--;
       bytes -= change.bytes;
     }
-    for (const id of doomed) await this.drop(sessionId, id);
+    for (const id of doomed) {
+      try {
+        await this.drop(sessionId, id);
+      } catch (err) {
+        // Pruning runs after the change is made: a full disk refusing the delete (SQLite needs room in
+        // its WAL to delete) leaves the old entries for the next prune, and the change stands.
+        if (!isOutOfSpace(err)) throw err;
+        return;
+      }
+    }
   }
 
   /** Rows go with the session (foreign key); this removes the blobs. */

@@ -15,7 +15,7 @@ export interface StatsBucket {
   success: number;
   error: number;
   refused: number;
-  /** Parked for approval (each approved call is counted again when it runs). */
+  /** Parked for approval and waiting now; a decided call counts by its final row (run, denied, expired). */
   pending: number;
   /** Answered from an identical earlier call of the same batch or turn (also counted as success). */
   duplicates: number;
@@ -51,6 +51,16 @@ export interface TimelineBucket {
   /** Refused with RATE_LIMITED (also counted in refused). */
   rateLimited: number;
 }
+
+/** Entry points of rows that are audited but are no session's calls: operator switches and reads. */
+const NOT_CALLS = new Set(['admin', 'operator']);
+
+/**
+ * 1 when an audit row's call is parked and waits now: its approval is still pending and not past its
+ * deadline (the approvals table's key is the call id). A call decided since has a final row of its own.
+ */
+const WAITING = `(SELECT 1 FROM approvals AS parked WHERE parked.call_id = audit.call_id
+  AND parked.status = 'pending' AND parked.expires_at > @now)`;
 
 /** Nearest-rank percentile of an ascending array. */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -119,9 +129,11 @@ export class StatsStore {
     // iterate() streams rows so a large log is not materialised as objects all at once.
     const rows = this.db
       .prepare(
-        `SELECT ts, session_id, tool, category, status, error_code, duration_ms, entry_point, duplicate FROM audit ${where}`,
+        `SELECT ts, session_id, tool, category, status, error_code, duration_ms, entry_point, duplicate,
+           CASE WHEN status = 'pending' THEN ${WAITING} END AS waiting
+         FROM audit ${where}`,
       )
-      .iterate(params) as IterableIterator<{
+      .iterate({ ...params, now: Date.now() }) as IterableIterator<{
       ts: number;
       session_id: string | null;
       tool: string;
@@ -131,10 +143,13 @@ export class StatsStore {
       duration_ms: number;
       entry_point: string;
       duplicate: number;
+      waiting: number | null;
     }>;
     for (const row of rows) {
-      // Operator actions (enable/disable) are audited but are not calls.
-      if (row.entry_point === 'admin') continue;
+      // Operator actions (enable/disable) and reads are audited but are not the sessions' calls.
+      if (NOT_CALLS.has(row.entry_point)) continue;
+      // A parked call that was decided counts by its final row, not as parked.
+      if (row.status === 'pending' && row.waiting !== 1) continue;
       const duplicate = row.duplicate === 1;
       totals.add(row.status, row.duration_ms, row.ts, duplicate);
       bucket(byTool, row.tool).add(row.status, row.duration_ms, row.ts, duplicate);
@@ -169,16 +184,17 @@ export class StatsStore {
     for (let start = since; start < until; start += bucketMs) {
       buckets.push({ start, success: 0, error: 0, refused: 0, pending: 0, rateLimited: 0 });
     }
-    // Operator actions (enable/disable) are audited but are not calls, as in report().
+    // Operator actions (enable/disable) and reads are audited but are not calls, as in report().
     const rows = this.db
       .prepare(
         // Numbers are bound as REAL, so the division is floored explicitly.
         `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
            COUNT(*) AS count
-         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point != 'admin'
+         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator')
+           AND (status != 'pending' OR ${WAITING} = 1)
          GROUP BY slot, status, rate_limited`,
       )
-      .all({ ...params, bucketMs }) as {
+      .all({ ...params, bucketMs, now: Date.now() }) as {
       slot: number;
       status: string;
       rate_limited: number | null;

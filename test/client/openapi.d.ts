@@ -1209,7 +1209,7 @@ export interface paths {
         };
         /**
          * The session's checkpoints, oldest first
-         * @description Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool.
+         * @description Id, name, time, files and bytes of each checkpoint, and the content bytes it added to the store. Runs the checkpoint_list tool; with the admin key as an operator read (entry point `operator`: not rate-limited, parked or counted in the session's stats; in GET /v1/audit only with operatorReads=true).
          */
         get: operations["listCheckpoints"];
         put?: never;
@@ -1273,7 +1273,7 @@ export interface paths {
         };
         /**
          * The session's changes as a git diff or a JSON summary
-         * @description Compares the workspace now with its state at `since` (`start`: after the seed files; or a checkpoint id). `format=diff` (default) answers text/x-diff in git format with added, deleted, renamed, mode-changed and binary files (GIT binary patch), which `git apply` applies to a copy of the starting files; `format=json` answers the per-file summary (status, lines added and removed).
+         * @description Compares the workspace now with its state at `since` (`start`: after the seed files; or a checkpoint id). `format=diff` (default) answers text/x-diff in git format with added, deleted, renamed, mode-changed and binary files (GIT binary patch), which `git apply` applies to a copy of the starting files; `format=json` answers the per-file summary (status, lines added and removed). Runs the workspace_changes tool; with the admin key as an operator read (entry point `operator`: not rate-limited, parked or counted in the session's stats; in GET /v1/audit only with operatorReads=true).
          */
         get: operations["getChanges"];
         put?: never;
@@ -4683,6 +4683,8 @@ export interface operations {
                             deleted: boolean;
                             /** @enum {unknown} */
                             type: "file" | "directory" | "symlink" | "other";
+                            /** @description A copy was kept and undo_edit restores it; false for a tree larger than the history budget, or when the disk had no room for the copy */
+                            undoable: boolean;
                             /** @description True when nothing was changed (dry_run) */
                             dryRun: boolean;
                         };
@@ -11376,6 +11378,8 @@ export interface operations {
                 since?: string;
                 /** @description ISO-8601 time or epoch ms (exclusive) */
                 until?: string;
+                /** @description Include operators' views of sessions (entry point operator: GET …/changes and …/checkpoints with the admin key), which are not the sessions' calls */
+                operatorReads?: boolean;
                 limit?: number;
                 /** @description nextCursor from the previous page */
                 cursor?: string;
@@ -11416,6 +11420,10 @@ export interface operations {
                             attempts: number;
                             /** @description Answered from an identical earlier call of the same batch or turn, without running */
                             duplicate: boolean;
+                            /** @description A parked call's final row: who decided it (admin, or expiry when no operator did in time); null otherwise */
+                            decidedBy: string | null;
+                            /** @description A parked call's final row: the reason the operator gave, if any */
+                            reason: string | null;
                         }[];
                         nextCursor: string | null;
                     };

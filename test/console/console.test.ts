@@ -297,13 +297,14 @@ describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, (
     await page.waitForSelector(`${row}[data-state="pending"]`);
     expect(await page.$eval(`${row} button.restore`, (el) => (el as HTMLButtonElement).disabled)).toBe(true);
     const pending = await t.admin(t.http.get('/v1/approvals?status=pending')).expect(200);
-    // The changes panel made no read that would have parked too; it says why it shows nothing.
+    // The panels' reads are the operator's, not the session's: never parked, though its policy names
+    // workspace_changes; the changes panel shows the (empty) changes.
     const waiting = (pending.body.approvals as { callId: string; tool: string; sessionId: string }[]).filter(
       (a) => a.sessionId === agent.id,
     );
     expect(waiting.map((a) => a.tool)).toEqual(['checkpoint_restore']);
     await page.waitForFunction(() =>
-      document.getElementById('changes')?.textContent?.includes('policy covers'),
+      document.getElementById('changes')?.textContent?.includes('No files changed'),
     );
     const parked = waiting[0];
     await t
@@ -432,6 +433,33 @@ describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, (
     }
     expect(await rowCount()).toBe(total);
     await page.waitForSelector('#audit-more', { hidden: true });
+
+    // The console's own reads of sessions (its changes panels) are listed only when asked for.
+    const changesRows = async (operatorReads: boolean) =>
+      (
+        await t.admin(
+          t.http.get(`/v1/audit?tool=workspace_changes&limit=1000&operatorReads=${operatorReads}`),
+        )
+      ).body.entries.length as number;
+    const [agentOnly, withOperator] = [await changesRows(false), await changesRows(true)];
+    expect(withOperator).toBeGreaterThan(agentOnly);
+    await page.type('#audit-tool', 'workspace_changes');
+    await page.click('#audit-operatorReads');
+    await page.select('#audit-limit', '500');
+    await page.click('#audit-filters button[type="submit"]');
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('#audit-rows tr[data-tool]').length === n,
+      {},
+      withOperator,
+    );
+    await page.click('#audit-operatorReads');
+    await page.$eval('#audit-tool', (el) => ((el as HTMLInputElement).value = ''));
+    await page.click('#audit-filters button[type="submit"]');
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('#audit-rows tr[data-tool]').length === n,
+      {},
+      total,
+    );
 
     const downloads = tempDir('toolgate-downloads-');
     const cdp = await page.createCDPSession();

@@ -38,8 +38,23 @@ export type InjectApp = HarnessOf<Api, InjectRequest>;
 /** Either harness, for helpers that work with both. */
 export type AnyTestApp = TestApp | InjectApp;
 
+/** Temp dirs made by tempDir in the current test file, removed when it ends (test/setup-temp-dirs.ts). */
+const madeInThisFile = new Set<string>();
+
+/**
+ * A new temp dir, removed with everything in it once the test file's tests are done (a test may remove
+ * it sooner): data dirs kept for a restart, config files, fixtures, browser profiles alike.
+ */
 export function tempDir(prefix = 'toolgate-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  madeInThisFile.add(dir);
+  return dir;
+}
+
+/** Removes every dir tempDir made since the last call: run after each test file. */
+export function removeTempDirs(): void {
+  for (const dir of madeInThisFile) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  madeInThisFile.clear();
 }
 
 type StartOptions = BuildOptions & { dataDir?: string };

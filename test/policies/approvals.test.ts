@@ -85,6 +85,74 @@ describe('approvals', () => {
     expect(existsSync(workspaceFile('late.txt'))).toBe(false);
   });
 
+  it('every decided call gets its final audit row, and stats count as parked only the calls waiting now', async () => {
+    const own = await t.createSession({ profile: 'guarded' });
+    const park = async (name: string) => {
+      const res = await t.call(own, 'write_file', { path: name, content: name });
+      expect(res.status).toBe(202);
+      return res.body.callId as string;
+    };
+    const stats = async () => (await t.admin(t.http.get(`/v1/stats?sessionId=${own.id}`))).body.totals;
+    const rowsOf = async (callId: string) =>
+      (
+        (await t.admin(t.http.get(`/v1/audit?sessionId=${own.id}&limit=100`))).body.entries as {
+          callId: string;
+          status: string;
+          errorCode: string | null;
+          decidedBy: string | null;
+          reason: string | null;
+        }[]
+      )
+        .filter((row) => row.callId === callId)
+        .reverse();
+    const [approved, denied, expiring] = [await park('a.txt'), await park('b.txt'), await park('c.txt')];
+    expect(await stats()).toMatchObject({ total: 3, pending: 3 });
+    // What a console watching the session sees of the decisions.
+    const seen: string[] = [];
+    const unsubscribe = t.app.services.events.subscribe(own.id, ({ type, data }) => {
+      const error = data.error as { code: string } | undefined;
+      seen.push(`${type} ${data.callId as string}${error ? ` ${error.code}` : ''}`);
+    });
+
+    expect((await t.admin(t.http.post(`/v1/approvals/${approved}/approve`)).send({})).status).toBe(200);
+    const deny = await t.admin(t.http.post(`/v1/approvals/${denied}/deny`)).send({ reason: 'not today' });
+    expect(deny.status).toBe(200);
+    expect((await rowsOf(approved)).map((row) => row.status)).toEqual(['pending', 'success']);
+    expect(await rowsOf(denied)).toMatchObject([
+      { status: 'pending', errorCode: 'APPROVAL_PENDING', decidedBy: null, reason: null },
+      { status: 'refused', errorCode: 'APPROVAL_DENIED', decidedBy: 'admin', reason: 'not today' },
+    ]);
+    expect(await stats()).toMatchObject({ total: 3, pending: 1, success: 1, refused: 1 });
+
+    // The third is never decided: it expires (the sweep's clock moved past its deadline).
+    expect(t.app.services.approvals.expireDue(Date.now() + 3_000)).toBeGreaterThanOrEqual(1);
+    expect(await rowsOf(expiring)).toMatchObject([
+      { status: 'pending' },
+      { status: 'refused', errorCode: 'APPROVAL_EXPIRED', decidedBy: 'expiry' },
+    ]);
+    expect(await stats()).toMatchObject({ total: 3, pending: 0, success: 1, refused: 2 });
+    unsubscribe();
+    expect(seen.filter((line) => !line.includes(approved))).toEqual([
+      `error ${denied} APPROVAL_DENIED`,
+      `tool_call_end ${denied}`,
+      `error ${expiring} APPROVAL_EXPIRED`,
+      `tool_call_end ${expiring}`,
+    ]);
+    expect(seen.filter((line) => line.includes(approved))).toEqual([
+      `tool_call_start ${approved}`,
+      `tool_call_end ${approved}`,
+    ]);
+    const timeline = await t.admin(t.http.get(`/v1/stats/timeline?sessionId=${own.id}`));
+    expect(timeline.status).toBe(200);
+    const sum = (key: string) =>
+      (timeline.body.buckets as Record<string, number>[]).reduce((acc, b) => acc + b[key], 0);
+    expect({ pending: sum('pending'), success: sum('success'), refused: sum('refused') }).toEqual({
+      pending: 0,
+      success: 1,
+      refused: 2,
+    });
+  });
+
   it('reads are not parked, other sessions cannot see the call, and only the admin decides', async () => {
     await t.call(s, 'list_directory', {}).expect(200);
     const parked = await t.call(s, 'write_file', { path: 'x.txt', content: 'x' });

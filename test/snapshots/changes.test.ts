@@ -94,14 +94,10 @@ describe('the session’s changes', () => {
       mkdirSync(path.dirname(path.join(pristine, file)), { recursive: true });
       writeFileSync(path.join(pristine, file), content);
     }
-    writeFileSync(path.join(pristine, '..', `${path.basename(pristine)}.patch`), diff);
-    execFileSync(
-      'git',
-      ['apply', '--whitespace=nowarn', path.join(pristine, '..', `${path.basename(pristine)}.patch`)],
-      {
-        cwd: pristine,
-      },
-    );
+    // The patch lives outside the tree it patches (and goes with its own temp dir).
+    const patch = path.join(tempDir('toolgate-patch-'), 'changes.patch');
+    writeFileSync(patch, diff);
+    execFileSync('git', ['apply', '--whitespace=nowarn', patch], { cwd: pristine });
     expect(gitView(readTree(pristine))).toEqual(gitView(readTree(workspaceOf(session.id))));
   });
 

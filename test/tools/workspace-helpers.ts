@@ -1,9 +1,8 @@
 // Helpers for file-tool tests: a session with direct access to its workspace directory on disk.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { InjectRequest } from '../helpers/api.js';
-import type { AnyTestApp } from '../helpers/app.js';
+import { tempDir, type AnyTestApp } from '../helpers/app.js';
 import { workspaceFiles, type WorkspaceFiles } from '../helpers/workspace-files.js';
 
 export interface FileSession<Req = InjectRequest> extends WorkspaceFiles {
@@ -29,9 +28,12 @@ export async function fileSession<T extends AnyTestApp>(
   };
 }
 
-/** A temp directory outside any workspace, with the given files: the target of escape attempts. */
+/**
+ * A temp directory outside any workspace, with the given files: the target of escape attempts. Removed
+ * when the test file ends (tempDir).
+ */
 export function outsideDir(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-outside-'));
+  const dir = tempDir('toolgate-outside-');
   for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
   return dir;
 }

@@ -12,5 +12,7 @@ export const approvalsPolicy = definePolicy({
   stage: 'policy',
   create: ({ db }) => new ApprovalStore(db),
   middleware: (store, config) => approval(store, config.policy.approvalTtlSeconds * 1000),
-  lifecycle: (store, { logger }) => ({ sweep: (now) => expireApprovals(store, logger, now) }),
+  lifecycle: (store, { audit, events, logger }) => ({
+    sweep: (now) => expireApprovals(store, { audit, events }, logger, now),
+  }),
 });

@@ -8,6 +8,9 @@ import type { CallRequest, CallerKind, EntryPoint } from '../../contract/call.js
 import type { ApprovalRecord, ApprovalResult, ApprovalStatus, ApprovalStore } from './store.js';
 import { expireApprovals } from './expire.js';
 import type { SessionStore } from '../../store/sessions.js';
+import type { AuditStore } from '../../store/audit.js';
+import type { ActivityPublisher } from '../../contract/policy.js';
+import { recordDecision } from './record-decision.js';
 
 const failure = (callId: string, status: number, error: ErrorBody): ApprovalResult => ({
   status,
@@ -23,6 +26,8 @@ export class ApprovalService {
   constructor(
     private readonly store: ApprovalStore,
     private readonly sessions: SessionStore,
+    private readonly audit: AuditStore,
+    private readonly events: ActivityPublisher,
     private readonly run: RunApproved,
     private readonly logger: ToolLogger,
   ) {}
@@ -85,17 +90,31 @@ export class ApprovalService {
       'APPROVAL_DENIED',
       `An operator denied this call${reason ? `: ${reason}` : ''}`,
     );
+    const now = Date.now();
     if (
-      !this.store.setDecision(callId, 'denied', reason, failure(callId, error.statusCode, error.toBody()))
+      !this.store.setDecision(
+        callId,
+        'denied',
+        reason,
+        failure(callId, error.statusCode, error.toBody()),
+        now,
+      )
     ) {
       this.pendingOrThrow(callId);
     }
+    const record = this.decided(callId);
+    recordDecision({ audit: this.audit, events: this.events }, record, {
+      error,
+      decidedBy: 'admin',
+      reason,
+      at: now,
+    });
     this.notify(callId);
-    return this.decided(callId);
+    return record;
   }
 
   expireDue(now = Date.now()): number {
-    return expireApprovals(this.store, this.logger, now);
+    return expireApprovals(this.store, { audit: this.audit, events: this.events }, this.logger, now);
   }
 
   /** The call's record once it has a result, or as it is when `waitMs` runs out. */

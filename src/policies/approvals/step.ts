@@ -5,7 +5,7 @@
 import type { ApprovalStore } from './store.js';
 import { toolgateError } from '../../lib/errors.js';
 import { summarizeInput } from '../../lib/input-summary.js';
-import type { Middleware } from '../../contract/call.js';
+import { isOperatorRead, type Middleware } from '../../contract/call.js';
 
 /** Whether a call of `tool` waits for an operator in a session with this approval list. */
 export const needsApproval = (
@@ -19,7 +19,9 @@ export const approval =
   (call, next) => {
     const { request } = call;
     const tool = call.entry.tool;
-    if (request.approved || !needsApproval(request.session.approval, tool)) return next();
+    // The operator reading a session is the one who would approve: never parked.
+    if (request.approved || isOperatorRead(request) || !needsApproval(request.session.approval, tool))
+      return next();
     const now = Date.now();
     const expiresAt = now + ttlMs;
     store.create({

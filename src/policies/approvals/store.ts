@@ -124,7 +124,8 @@ export class ApprovalStore {
     this.complete = db.prepare(`UPDATE approvals SET status = 'completed', result = ? WHERE call_id = ?`);
     this.expire = db.prepare(
       `UPDATE approvals SET status = 'expired', decided_at = @now, result = @result
-       WHERE status = 'pending' AND expires_at <= @now`,
+       WHERE status = 'pending' AND expires_at <= @now
+       RETURNING *`,
     );
     this.listStatement = db.prepare(
       `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@sessionId IS NULL OR session_id = @sessionId)
@@ -164,8 +165,9 @@ export class ApprovalStore {
     this.complete.run(JSON.stringify(result), callId);
   }
 
-  expireDue(result: ApprovalResult, now = Date.now()): number {
-    return this.expire.run({ now, result: JSON.stringify(result) }).changes;
+  /** Marks every pending call past its deadline expired, with `result`; returns those calls. */
+  expireDue(result: ApprovalResult, now = Date.now()): ApprovalRecord[] {
+    return (this.expire.all({ now, result: JSON.stringify(result) }) as Row[]).map(fromRow);
   }
 
   list(filter: { status?: ApprovalStatus; sessionId?: string; limit: number }): ApprovalRecord[] {

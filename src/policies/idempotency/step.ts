@@ -49,23 +49,26 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
       return replay(stored.outcome);
     }
 
+    // The outcome is the call's answer even when it cannot be remembered (a full disk refusing the row):
+    // a call that ran is never answered as if it had not; only a repeat of it would run again.
+    const remember = (outcome: StoredOutcome) => {
+      try {
+        store.put(sessionId, key, requestHash, outcome, ttlMs);
+      } catch {
+        // not remembered: see above
+      }
+    };
     const execution = next();
     inFlight.set(slot, execution);
     try {
       const result = await execution;
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
-      store.put(sessionId, key, requestHash, { ok: true, dataJson: result.dataJson }, ttlMs);
+      remember({ ok: true, dataJson: result.dataJson });
       return result;
     } catch (err) {
       if (isToolgateError(err) && err.statusCode < 500 && !NOT_STORED.has(err.code)) {
         const { code, message, suggestion, details } = err.toBody();
-        store.put(
-          sessionId,
-          key,
-          requestHash,
-          { ok: false, error: { code, message, suggestion, details } },
-          ttlMs,
-        );
+        remember({ ok: false, error: { code, message, suggestion, details } });
       }
       throw err;
     } finally {

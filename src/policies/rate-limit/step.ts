@@ -4,7 +4,13 @@
 import type { RateLimits } from '../../config.js';
 import { toolgateError } from '../../lib/errors.js';
 import type { HitResult, RateLimitStore } from './store.js';
-import type { CallState, Middleware, Next, RunResult } from '../../contract/call.js';
+import {
+  isOperatorRead,
+  type CallState,
+  type Middleware,
+  type Next,
+  type RunResult,
+} from '../../contract/call.js';
 
 const policyName = (rule: string) => rule.replace(/[^A-Za-z0-9_:*-]/g, '_');
 
@@ -12,6 +18,8 @@ export const rateLimit =
   (defaults: RateLimits, store: RateLimitStore): Middleware =>
   (call, next) => {
     const { session } = call.request;
+    // The operator looking at a session spends none of its agent's budget.
+    if (isOperatorRead(call.request)) return next();
     const tool = call.entry.tool;
     const rules = { ...defaults, ...session.rateLimits };
     const applicable = ['*', tool.category, `tool:${tool.name}`].filter((key) => rules[key] !== undefined);

@@ -58,6 +58,8 @@ const TAR_KINDS: Record<string, EntryKind> = {
   fifo: 'fifo',
 };
 
+const isSystemCallError = (err: Error): boolean => typeof (err as NodeJS.ErrnoException).syscall === 'string';
+
 const invalid = (format: string, err: unknown) =>
   toolgateError(
     'ARCHIVE_INVALID',
@@ -99,7 +101,8 @@ export function tarReader(gzipped: boolean, onEntry: OnEntry): { input: PassThro
           entry.resume();
         }
       } catch (err) {
-        if (err instanceof Error && err.name === 'ToolgateError') throw err;
+        // A write of an entry failing (a full disk) is the disk's error, not a damaged archive.
+        if (err instanceof Error && (err.name === 'ToolgateError' || isSystemCallError(err))) throw err;
         throw invalid(format, err);
       }
     })();

@@ -1,5 +1,6 @@
 // delete_file: remove a file, symlink or (only with recursive) a non-empty directory. Nothing is
-// destroyed: the item is moved into the session's history so undo_edit can bring it back.
+// destroyed: the item is moved into the session's history so undo_edit can bring it back (unless there is
+// no room for the copy: on a full disk, deleting is how an agent makes room, and the result says so).
 import { Type } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool } from '../../contract/tool.js';
@@ -23,6 +24,10 @@ const Output = Type.Object({
   path: Type.String(),
   deleted: Type.Boolean(),
   type: Type.Enum(['file', 'directory', 'symlink', 'other']),
+  undoable: Type.Boolean({
+    description:
+      'A copy was kept and undo_edit restores it; false for a tree larger than the history budget, or when the disk had no room for the copy',
+  }),
   dryRun: DryRunResult,
 });
 
@@ -69,16 +74,17 @@ export default defineTool({
       else if (input.expected_sha256 !== undefined) {
         throw toolgateError('CONFLICT', `${target.relative} is a ${type}; expected_sha256 applies to files`);
       }
-      if (input.dry_run) return { path: target.relative, deleted: false, type, dryRun: true };
+      if (input.dry_run)
+        return { path: target.relative, deleted: false, type, undoable: false, dryRun: true };
       const { history } = ctx.services;
-      await history.stash(changeRef(ctx, 'delete_file'), ctx.workspace, target.relative);
+      const undoable = await history.stash(changeRef(ctx, 'delete_file'), ctx.workspace, target.relative);
       ctx.services.fileReads.forget(ctx.session.id, target.relative);
       await history.prune(ctx.session.id, [target.relative]);
-      return { path: target.relative, deleted: true, type, dryRun: false };
+      return { path: target.relative, deleted: true, type, undoable, dryRun: false };
     });
   },
   render: (data) =>
     data.dryRun
       ? `Would delete ${data.type} ${data.path}; nothing deleted`
-      : `Deleted ${data.type} ${data.path} (undo_edit restores it)`,
+      : `Deleted ${data.type} ${data.path} (${data.undoable ? 'undo_edit restores it' : 'no copy kept: undo_edit cannot restore it'})`,
 });

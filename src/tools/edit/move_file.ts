@@ -87,6 +87,13 @@ export default defineTool({
       try {
         if (existing) await history.stash(change, ctx.workspace, destination.relative);
         await ctx.workspace.rename(source.relative, destination.relative);
+        try {
+          history.recordMove(change, source.relative, destination.relative);
+        } catch (err) {
+          // No room for the undo step (a full disk): the move is taken back, nothing half-done.
+          await ctx.workspace.rename(destination.relative, source.relative).catch(() => undefined);
+          throw err;
+        }
       } catch (err) {
         // Put a stashed destination back before forgetting the change: nothing may be lost.
         const stashed = history
@@ -96,7 +103,6 @@ export default defineTool({
         await history.drop(ctx.session.id, change.changeId);
         throw err;
       }
-      history.recordMove(change, source.relative, destination.relative);
       fileReads.forget(ctx.session.id, source.relative);
       fileReads.forget(ctx.session.id, destination.relative);
       // The session knew the content before the move; it still does.

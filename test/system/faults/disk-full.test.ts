@@ -2,33 +2,16 @@
 // stays up, the command is stopped at the quota (or, without one, its log stops growing and says why),
 // /readyz reports the full disk, creating a session on it gets 507, and everything recovers once space
 // is freed. Needs root (it mounts a tmpfs); elsewhere it is skipped with the reason printed.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../../helpers/app.js';
 import { writeConfigFile } from '../../ops/with-config.js';
 import { needs } from '../../helpers/requires.js';
+import { fillUp, mountTmpfs, unmount } from './tmpfs.js';
 
 const MiB = 1024 * 1024;
 const isRoot = !needs('root', 'disk full on the data filesystem (it mounts a tmpfs)');
-
-function mountTmpfs(sizeMb: number): string | null {
-  const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-fault-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMb}m`, 'tmpfs', dir], { stdio: 'ignore' });
-    return dir;
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-    return null;
-  }
-}
-
-const unmount = (dir: string) => {
-  execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
-  rmSync(dir, { recursive: true, force: true });
-};
 
 describe.skipIf(!isRoot)('disk full on the data filesystem', () => {
   let dataDir: string | null;
@@ -78,11 +61,7 @@ describe.skipIf(!isRoot)('disk full on the data filesystem', () => {
 
     // Now fill the disk itself, from outside the service (another tenant, a log file…).
     const filler = path.join(dataDir!, 'filler');
-    try {
-      execFileSync('dd', ['if=/dev/zero', `of=${filler}`, 'bs=1M', 'count=64'], { stdio: 'ignore' });
-    } catch {
-      // dd stops with ENOSPC: the disk is full, which is the point.
-    }
+    fillUp(filler);
     expect((await t.http.get('/healthz')).status).toBe(200);
     const ready = await t.http.get('/readyz');
     expect(ready.status).toBe(503);
@@ -109,11 +88,7 @@ describe.skipIf(!isRoot)('disk full on the data filesystem', () => {
     // Refill what the refused writes gave back, to the last block: reads still answer, and their audit
     // rows, which the journal has no room for, are kept in memory until SQLite can take them.
     const topUp = path.join(dataDir!, 'filler-2');
-    try {
-      execFileSync('dd', ['if=/dev/zero', `of=${topUp}`, 'bs=4k', 'count=100000'], { stdio: 'ignore' });
-    } catch {
-      // ENOSPC: full again
-    }
+    fillUp(topUp, '4k');
     const unjournaledBefore = t.app.services.audit.unjournaledRows;
     for (let i = 0; i < 20; i++) expect((await call('read_file', { path: 'note.txt' })).status).toBe(200);
     expect(t.app.services.audit.unjournaledRows).toBeGreaterThan(unjournaledBefore);

@@ -167,7 +167,13 @@ describe('delete_file, move_file, create_directory and symlinks', () => {
   it('deletes a symlink that points outside without touching its target', async () => {
     symlinkSync(path.join(outside, 'target.txt'), path.join(s.dir, 'out-link'));
     const res = await s.call('delete_file', { path: 'out-link' });
-    expect(res.body.data).toEqual({ path: 'out-link', deleted: true, type: 'symlink', dryRun: false });
+    expect(res.body.data).toEqual({
+      path: 'out-link',
+      deleted: true,
+      type: 'symlink',
+      undoable: true,
+      dryRun: false,
+    });
     expect(readFileSync(path.join(outside, 'target.txt'), 'utf8')).toBe('outside');
   });
 

@@ -185,7 +185,13 @@ describe('history and undo_edit', () => {
     s.put('tree/sub/b.txt', 'B');
     expect((await s.call('delete_file', { path: 'tree' })).status).toBe(422);
     const del = await s.call('delete_file', { path: 'tree', recursive: true });
-    expect(del.body.data).toEqual({ path: 'tree', deleted: true, type: 'directory', dryRun: false });
+    expect(del.body.data).toEqual({
+      path: 'tree',
+      deleted: true,
+      type: 'directory',
+      undoable: true,
+      dryRun: false,
+    });
     await s.call('undo_edit', { path: 'tree' });
     expect(s.text('tree/sub/b.txt')).toBe('B');
   });
