@@ -50,6 +50,23 @@ const EXTRA_RESPONSES: Record<string, JsonObject> = {
     415: jsonRpcResponse('The body is not application/json'),
     429: errorResponse('Rate limited'),
   },
+  mcpStream: {
+    200: {
+      description:
+        'The server-to-client event stream (stays open; JSON-RPC notifications as `message` events)',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    401: errorResponse('No or invalid session token'),
+    403: errorResponse('An admin key (MCP needs a session token)'),
+    405: errorResponse('No `Accept: text/event-stream`: there is nothing else to GET'),
+    429: errorResponse('Rate limited'),
+  },
+  mcpDelete: {
+    401: errorResponse('No or invalid session token'),
+    403: errorResponse('An admin key (MCP needs a session token)'),
+    405: errorResponse('Stateless: there is no MCP session to end'),
+    429: errorResponse('Rate limited'),
+  },
   // Health checks are public and take no input; a URL that is not valid percent-encoding is all a
   // client can get wrong.
   health: { 400: errorResponse('The URL is not valid') },

@@ -93,19 +93,45 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       },
     );
   };
-  app.get('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    if (!wantsEventStream(request)) return notAllowed(request);
-    sessionOf(request);
-    const stream = openEventStream(reply);
-    // Sends the headers now: the client's GET completes and it knows the stream is open.
-    stream.comment('tools/list_changed notifications');
-    const unsubscribe = switches.onChange(() => stream.sendJson('message', LIST_CHANGED));
-    open.add(stream);
-    stream.onClose(() => {
-      unsubscribe();
-      open.delete(stream);
-    });
-  });
+  app.get(
+    '/mcp',
+    {
+      schema: {
+        operationId: 'mcpStream',
+        tags: ['mcp'],
+        summary: 'MCP server-to-client stream (SSE; session token required)',
+        description:
+          'With "Accept: text/event-stream": an event stream that stays open and carries ' +
+          'notifications/tools/list_changed whenever the tools the session sees change. Without it: 405.',
+      },
+    },
+    async (request, reply) => {
+      if (!wantsEventStream(request)) return notAllowed(request);
+      sessionOf(request);
+      const stream = openEventStream(reply);
+      // Sends the headers now: the client's GET completes and it knows the stream is open.
+      stream.comment('tools/list_changed notifications');
+      const unsubscribe = switches.onChange(() => stream.sendJson('message', LIST_CHANGED));
+      open.add(stream);
+      stream.onClose(() => {
+        unsubscribe();
+        open.delete(stream);
+      });
+    },
+  );
 
-  app.delete('/mcp', { schema: { hide: true } }, notAllowed);
+  app.delete(
+    '/mcp',
+    {
+      schema: {
+        operationId: 'mcpDelete',
+        tags: ['mcp'],
+        summary: 'Ending an MCP session: not supported (stateless server), always 405',
+        description:
+          'The server keeps no MCP session (no Mcp-Session-Id), so there is nothing to end; a client ' +
+          'that tries is told so with 405 and `Allow: GET, POST`.',
+      },
+    },
+    notAllowed,
+  );
 }

@@ -919,14 +919,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * MCP server-to-client stream (SSE; session token required)
+         * @description With "Accept: text/event-stream": an event stream that stays open and carries notifications/tools/list_changed whenever the tools the session sees change. Without it: 405.
+         */
+        get: operations["mcpStream"];
         put?: never;
         /**
          * MCP Streamable HTTP endpoint (JSON-RPC; session token required)
          * @description Point an MCP client here with "Authorization: Bearer <session token>". tools/list shows the session's tools; tools/call runs them with the same permissions, limits and audit as REST.
          */
         post: operations["mcp"];
-        delete?: never;
+        /**
+         * Ending an MCP session: not supported (stateless server), always 405
+         * @description The server keeps no MCP session (no Mcp-Session-Id), so there is nothing to end; a client that tries is told so with 405 and `Allow: GET, POST`.
+         */
+        delete: operations["mcpDelete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -10794,6 +10802,62 @@ export interface operations {
             };
         };
     };
+    mcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server-to-client event stream (stays open; JSON-RPC notifications as `message` events) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No or invalid session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An admin key (MCP needs a session token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No `Accept: text/event-stream`: there is nothing else to GET */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     mcp: {
         parameters: {
             query?: never;
@@ -10870,6 +10934,60 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or invalid session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An admin key (MCP needs a session token) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Stateless: there is no MCP session to end */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description Rate limited */
