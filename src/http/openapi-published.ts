@@ -1,7 +1,7 @@
 // The OpenAPI document as clients see it, made from what @fastify/swagger derives from the route
 // schemas: a request field with a default is optional (the server fills it in; a generated client must
 // not force callers to send it), tool operations carry their tools' examples, and the document says where
-// it is served, under which license, and what every operation may answer.
+// it is served (relative to itself), under which license, and what every operation may answer.
 import type { AnyTool } from '../contract/tool.js';
 import { isJsonObject, type JsonObject } from '../lib/json.js';
 
@@ -96,8 +96,9 @@ export function publishDocument(document: JsonObject, options: PublishOptions): 
       license: options.license,
       contact: { name: 'toolgate maintainers' },
     },
-    // The default `npm start` address; a deployment serves the same paths under its own origin.
-    servers: [{ url: 'http://127.0.0.1:8080', description: 'Local (npm start)' }],
+    // Relative: a client resolves it against the document's own URL (OpenAPI 3.1, 4.8.5), so Swagger UI
+    // and generated clients call the service that served the document, on whatever port, host or proxy.
+    servers: [{ url: '/', description: 'The service that serves this document' }],
     paths,
   };
 }
