@@ -2115,6 +2115,9 @@ export interface operations {
                                 idempotentHint: boolean;
                                 openWorldHint: boolean;
                             };
+                            _meta?: {
+                                [key: string]: unknown;
+                            };
                         }[];
                     };
                 };
