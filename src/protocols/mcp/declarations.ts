@@ -62,7 +62,7 @@ export function mcpDeclaration({ tool }: RegisteredTool): McpTool {
     description: tool.description,
     inputSchema: llmInputSchema(tool),
     ...(outputSchema ? { outputSchema } : {}),
-    annotations: { ...hints, title },
+    annotations: { title, ...hints },
     ...(tool.mcp?.meta ? { _meta: tool.mcp.meta } : {}),
   };
 }

@@ -21,6 +21,12 @@ export function capabilitiesOf(annotations: McpToolDeclaration['annotations']): 
   };
 }
 
+/** The server's annotations less its title (the declaration's title is the prefixed one). */
+function hintsOnly(annotations: McpToolDeclaration['annotations']): Record<string, unknown> {
+  const { title: _title, ...hints } = annotations ?? {};
+  return hints;
+}
+
 interface TextContent {
   type: string;
   text?: string;
@@ -55,7 +61,7 @@ export function mcpTool(
     // Its hints as the server gave them, unless the operator declared the capabilities (then toolgate's
     // own hints, from those, are the truth).
     mcp: {
-      ...(override ? {} : { annotations: { ...(declaration.annotations ?? {}) } }),
+      ...(override ? {} : { annotations: hintsOnly(declaration.annotations) }),
       ...(declaration._meta ? { meta: declaration._meta } : {}),
     },
     timeoutMs: () => server.callTimeoutMs,
