@@ -44,7 +44,9 @@ const EXTRA_RESPONSES: Record<string, JsonObject> = {
     200: jsonRpcResponse('A JSON-RPC response (or a batch of them)'),
     202: { description: 'A JSON-RPC notification or response was accepted; no body' },
     400: jsonRpcResponse('A malformed JSON-RPC message: a JSON-RPC error object'),
-    401: errorResponse('No or invalid session token'),
+    401: errorResponse(
+      'No or invalid session token; WWW-Authenticate carries error, error_description and resource_metadata',
+    ),
     403: errorResponse('An admin key (MCP needs a session token)'),
     406: jsonRpcResponse('The client does not accept both application/json and text/event-stream'),
     415: jsonRpcResponse('The body is not application/json'),
@@ -70,6 +72,8 @@ const EXTRA_RESPONSES: Record<string, JsonObject> = {
   // Health checks are public and take no input; a URL that is not valid percent-encoding is all a
   // client can get wrong.
   health: { 400: errorResponse('The URL is not valid') },
+  mcpResourceMetadata: { 400: errorResponse('The URL is not valid') },
+  resourceMetadata: { 400: errorResponse('The URL is not valid') },
   ready: { 400: errorResponse('The URL is not valid') },
 };
 

@@ -12,6 +12,19 @@ import { openEventStream, wantsEventStream, type EventStream } from '../http/sse
 import { fastToolCall, runFastToolCall } from '../protocols/mcp/fast-call.js';
 import { handleMcpRequest, type McpHttpAnswer } from '../protocols/mcp/server.js';
 import type { SessionRecord } from '../store/sessions.js';
+import {
+  mcpBearerChallenge,
+  mcpResourceMetadata,
+  RESOURCE_METADATA_PATH,
+  ResourceMetadataSchema,
+  SESSION_TOKEN_REQUIRED,
+} from '../http/bearer-challenge.js';
+
+/** Every /mcp route: a 401 says a session token is needed, the MCP authorization spec's way. */
+const MCP_AUTH = {
+  bearerChallenge: mcpBearerChallenge,
+  missingTokenMessage: `Missing bearer token: ${SESSION_TOKEN_REQUIRED}`,
+};
 
 const LIST_CHANGED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
 
@@ -50,6 +63,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     '/mcp',
     {
+      config: MCP_AUTH,
       schema: {
         operationId: 'mcp',
         tags: ['mcp'],
@@ -76,6 +90,27 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  // RFC 9728 metadata of the /mcp resource (at the path with the resource appended, and at the bare
+  // well-known path that clients of older drafts ask): public, as the spec has it.
+  for (const url of [`${RESOURCE_METADATA_PATH}/mcp`, RESOURCE_METADATA_PATH]) {
+    app.get(
+      url,
+      {
+        config: { access: 'public' },
+        schema: {
+          operationId: url.endsWith('/mcp') ? 'mcpResourceMetadata' : 'resourceMetadata',
+          tags: ['mcp'],
+          summary: 'OAuth protected-resource metadata of /mcp (RFC 9728): no authorization server',
+          description:
+            'Names no authorization server: toolgate issues its own session tokens (POST /v1/sessions). ' +
+            'MCP clients read it after a 401 from /mcp, whose WWW-Authenticate points here.',
+          response: { 200: ResourceMetadataSchema },
+        },
+      },
+      async (request) => mcpResourceMetadata(request),
+    );
+  }
+
   // A notification stream never ends by itself: close them all when the app closes.
   const open = new Set<EventStream>();
   app.addHook('preClose', async () => {
@@ -96,6 +131,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.get(
     '/mcp',
     {
+      config: MCP_AUTH,
       schema: {
         operationId: 'mcpStream',
         tags: ['mcp'],
@@ -123,6 +159,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.delete(
     '/mcp',
     {
+      config: MCP_AUTH,
       schema: {
         operationId: 'mcpDelete',
         tags: ['mcp'],

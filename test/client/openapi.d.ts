@@ -940,6 +940,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of /mcp (RFC 9728): no authorization server
+         * @description Names no authorization server: toolgate issues its own session tokens (POST /v1/sessions). MCP clients read it after a 401 from /mcp, whose WWW-Authenticate points here.
+         */
+        get: operations["mcpResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of /mcp (RFC 9728): no authorization server
+         * @description Names no authorization server: toolgate issues its own session tokens (POST /v1/sessions). MCP clients read it after a 401 from /mcp, whose WWW-Authenticate points here.
+         */
+        get: operations["resourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/approvals": {
         parameters: {
             query?: never;
@@ -10899,7 +10939,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid session token */
+            /** @description No or invalid session token; WWW-Authenticate carries error, error_description and resource_metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10995,6 +11035,84 @@ export interface operations {
             };
             /** @description Rate limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OAuth 2.0 protected-resource metadata (RFC 9728) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The URL of the MCP endpoint */
+                        resource: string;
+                        resource_name: string;
+                        /** @description Empty: no OAuth authorization server issues tokens for this resource */
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource_documentation: string;
+                        /** @description How to get the token that is needed instead */
+                        token_required: string;
+                    };
+                };
+            };
+            /** @description The URL is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OAuth 2.0 protected-resource metadata (RFC 9728) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The URL of the MCP endpoint */
+                        resource: string;
+                        resource_name: string;
+                        /** @description Empty: no OAuth authorization server issues tokens for this resource */
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource_documentation: string;
+                        /** @description How to get the token that is needed instead */
+                        token_required: string;
+                    };
+                };
+            };
+            /** @description The URL is not valid */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
