@@ -177,6 +177,25 @@ const GitSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Which Host and Origin headers the service answers (DNS rebinding): besides its own names. A deployment
+ * behind a proxy lists the names the proxy forwards (`tools.example.com`) and the browser origins of its
+ * pages (`https://tools.example.com`).
+ */
+const HttpSchema = Type.Object(
+  {
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Host header names (or name:port) accepted besides loopback names',
+    }),
+    allowedOrigins: Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+      default: [],
+      description: 'Origins (scheme://host[:port]) accepted besides the request host and loopback',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -250,6 +269,7 @@ export const ConfigFileSchema = Type.Object(
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
+    http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
     /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
     mcpAllowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     mcpServers: Type.Optional(
@@ -286,6 +306,8 @@ export interface Config {
   /** MCP servers whose tools are offered as `<server>__<tool>`. */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
+  /** Host/Origin names accepted besides the service's own (TOOLGATE_ALLOWED_HOSTS / _ORIGINS, `http`). */
+  readonly http: Readonly<Static<typeof HttpSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly archive: Readonly<Static<typeof ArchiveSchema>>;
   readonly blobs: Readonly<Static<typeof BlobsSchema>>;
@@ -391,6 +413,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
     sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
     disk: Value.Default(DiskSchema, { ...(file.disk ?? {}) }) as Static<typeof DiskSchema>,
+    http: httpConfig(env, file.http ?? {}),
     runtime: Value.Default(RuntimeSchema, {
       ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS
         ? {
@@ -425,6 +448,31 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
   checkMcpServers(config.mcpServers, file.mcpAllowedHosts ?? []);
   return deepFreeze(config);
+}
+
+/** The config file's `http`, each list extended by its comma-separated environment variable. */
+function httpConfig(
+  env: Record<string, string | undefined>,
+  file: Partial<Static<typeof HttpSchema>>,
+): Static<typeof HttpSchema> {
+  const list = (raw: string | undefined) =>
+    (raw ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  const origins = list(env.TOOLGATE_ALLOWED_ORIGINS);
+  const badOrigin = origins.find((origin) => !/^https?:\/\/[^/]+$/.test(origin));
+  if (badOrigin !== undefined) {
+    throw new ConfigError(
+      `TOOLGATE_ALLOWED_ORIGINS: "${badOrigin}" is not an origin (scheme://host[:port], no path)`,
+    );
+  }
+  return {
+    allowedHosts: [...(file.allowedHosts ?? []), ...list(env.TOOLGATE_ALLOWED_HOSTS)].map((host) =>
+      host.toLowerCase(),
+    ),
+    allowedOrigins: [...(file.allowedOrigins ?? []), ...origins].map((origin) => origin.toLowerCase()),
+  };
 }
 
 /** Each MCP server has a command or a URL, and a URL only on an allowed host. */

@@ -38,6 +38,12 @@ const jsonRpcResponse = (description: string) => ({
   content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
 });
 
+/** What a public route without input can answer besides 200: a bad URL, or a Host/Origin of another site. */
+const HOST_AND_URL = {
+  400: errorResponse('The URL is not valid'),
+  403: errorResponse('The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED)'),
+};
+
 /** Responses of routes whose replies are not described by a Fastify response schema. */
 const EXTRA_RESPONSES: Record<string, JsonObject> = {
   mcp: {
@@ -47,7 +53,7 @@ const EXTRA_RESPONSES: Record<string, JsonObject> = {
     401: errorResponse(
       'No or invalid session token; WWW-Authenticate carries error, error_description and resource_metadata',
     ),
-    403: errorResponse('An admin key (MCP needs a session token)'),
+    403: errorResponse('An admin key (MCP needs a session token), or a Host/Origin of another site'),
     406: jsonRpcResponse('The client does not accept both application/json and text/event-stream'),
     415: jsonRpcResponse('The body is not application/json'),
     429: errorResponse('Rate limited'),
@@ -59,22 +65,22 @@ const EXTRA_RESPONSES: Record<string, JsonObject> = {
       content: { 'text/event-stream': { schema: { type: 'string' } } },
     },
     401: errorResponse('No or invalid session token'),
-    403: errorResponse('An admin key (MCP needs a session token)'),
+    403: errorResponse('An admin key (MCP needs a session token), or a Host/Origin of another site'),
     405: errorResponse('No `Accept: text/event-stream`: there is nothing else to GET'),
     429: errorResponse('Rate limited'),
   },
   mcpDelete: {
     401: errorResponse('No or invalid session token'),
-    403: errorResponse('An admin key (MCP needs a session token)'),
+    403: errorResponse('An admin key (MCP needs a session token), or a Host/Origin of another site'),
     405: errorResponse('Stateless: there is no MCP session to end'),
     429: errorResponse('Rate limited'),
   },
-  // Health checks are public and take no input; a URL that is not valid percent-encoding is all a
-  // client can get wrong.
-  health: { 400: errorResponse('The URL is not valid') },
-  mcpResourceMetadata: { 400: errorResponse('The URL is not valid') },
-  resourceMetadata: { 400: errorResponse('The URL is not valid') },
-  ready: { 400: errorResponse('The URL is not valid') },
+  // Public and without input: a URL that is not valid percent-encoding, or a request for another site's
+  // name, is all a client can get wrong.
+  health: HOST_AND_URL,
+  ready: HOST_AND_URL,
+  mcpResourceMetadata: HOST_AND_URL,
+  resourceMetadata: HOST_AND_URL,
 };
 
 export interface PublishOptions {

@@ -1433,6 +1433,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     ready: {
@@ -1466,6 +1475,15 @@ export interface operations {
             };
             /** @description The URL is not valid */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10872,7 +10890,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description An admin key (MCP needs a session token) */
+            /** @description An admin key (MCP needs a session token), or a Host/Origin of another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10948,7 +10966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description An admin key (MCP needs a session token) */
+            /** @description An admin key (MCP needs a session token), or a Host/Origin of another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11015,7 +11033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description An admin key (MCP needs a session token) */
+            /** @description An admin key (MCP needs a session token), or a Host/Origin of another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11081,6 +11099,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     resourceMetadata: {
@@ -11113,6 +11140,15 @@ export interface operations {
             };
             /** @description The URL is not valid */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
