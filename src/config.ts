@@ -37,6 +37,8 @@ const ProfileSchema = Type.Object(
     permissions: Type.Array(PermissionSchema, { uniqueItems: true }),
     categories: Type.Optional(Type.Array(Type.String())),
     excludeTools: Type.Optional(Type.Array(Type.String())),
+    /** Tools carrying any of these tags are left out (SynthDev's role exclusions by tag). */
+    excludeTags: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     approval: Type.Optional(
       Type.Array(Type.String(), { description: 'tool or category names needing approval' }),
     ),
@@ -196,6 +198,17 @@ const HttpSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ToolFoldersSchema = Type.Object(
+  {
+    category: Type.String({
+      pattern: '^[a-z][a-z0-9_]{0,63}$',
+      default: 'custom',
+      description: 'The category of a tool folder whose definition names none (the SynthDev format)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -270,6 +283,7 @@ export const ConfigFileSchema = Type.Object(
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
     http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
+    toolFolders: Type.Optional(Type.Partial(ToolFoldersSchema, { additionalProperties: false })),
     /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
     mcpAllowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     mcpServers: Type.Optional(
@@ -293,6 +307,7 @@ export interface Config {
   readonly pluginsDir: string | undefined;
   /** Tool folders (definition.json + an entry program), run inside the session runtime's sandbox. */
   readonly toolsDir: string | undefined;
+  readonly toolFolders: Readonly<Static<typeof ToolFoldersSchema>>;
   readonly logLevel: LogLevel;
   /** pretty: readable lines (pino-pretty); json: one JSON object a line; auto: pretty on a terminal. */
   readonly logFormat: 'auto' | 'json' | 'pretty';
@@ -403,6 +418,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sandbox,
     pluginsDir: env.TOOLGATE_PLUGINS_DIR ? path.resolve(env.TOOLGATE_PLUGINS_DIR) : undefined,
     toolsDir: env.TOOLGATE_TOOLS_DIR ? path.resolve(env.TOOLGATE_TOOLS_DIR) : undefined,
+    toolFolders: Value.Default(ToolFoldersSchema, { ...(file.toolFolders ?? {}) }) as Static<
+      typeof ToolFoldersSchema
+    >,
     logLevel,
     logFormat,
     redisUrl: env.REDIS_URL || undefined,

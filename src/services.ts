@@ -103,7 +103,9 @@ export async function createServices(
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
-  const toolFolders = config.toolsDir ? await loadToolFolders(config.toolsDir) : [];
+  const toolFolders = config.toolsDir
+    ? await loadToolFolders(config.toolsDir, { defaultCategory: config.toolFolders.category })
+    : [];
   workspaces.overlays = new OverlayWorkspaces(config.dataDir, runner.runtimeBackend.name === 'bwrap');
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,

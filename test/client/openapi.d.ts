@@ -1653,7 +1653,7 @@ export interface operations {
                     profile?: string;
                     /** @description Only these tool categories */
                     categories?: string[];
-                    /** @description Tools this session may not call */
+                    /** @description Tools this session may not call: names, or "tag:<tag>" for every tool with that tag */
                     excludeTools?: string[];
                     /** @description Rate limits by category name, "tool:<name>", or "*" (every call of the session) */
                     rateLimits?: {

@@ -8,7 +8,7 @@ import { Compile } from 'typebox/compile';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool, type AnyTool } from '../../contract/tool.js';
 import { runEntry } from '../run-entry.js';
-import { checkDefinition, DefinitionError, type Definition } from './definition.js';
+import { checkDefinition, DefinitionError, type Definition, type DefinitionOptions } from './definition.js';
 
 export const DEFINITION_FILE = 'definition.json';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -92,7 +92,7 @@ export interface LoadedFolder {
 }
 
 /** Every tool folder of `dir`, in name order; a bad one throws a DefinitionError naming file and field. */
-export async function loadToolFolders(dir: string): Promise<LoadedFolder[]> {
+export async function loadToolFolders(dir: string, options: DefinitionOptions): Promise<LoadedFolder[]> {
   let entries;
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
@@ -106,7 +106,7 @@ export async function loadToolFolders(dir: string): Promise<LoadedFolder[]> {
     const text = await fs.readFile(file, 'utf8').catch(() => {
       throw new DefinitionError(file, '(file)', 'is missing: every tool folder needs one');
     });
-    const definition = checkDefinition(file, text);
+    const definition = checkDefinition(file, text, options);
     loaded.push({
       folder,
       tool: folderTool(folder, definition, await entryCommand(folder, definition, file)),
