@@ -3,7 +3,7 @@
 // a fresh SDK server and transport per POST (server.ts). Authenticated like every route; only session
 // tokens, since an MCP client acts as one session.
 // GET /mcp opens the server-to-client SSE stream, which carries notifications/tools/list_changed whenever
-// the operator enables or disables a tool or category.
+// the operator enables or disables a tool or category, or a tool folder is loaded, changed or removed.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
@@ -147,7 +147,10 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       const stream = openEventStream(reply);
       // Sends the headers now: the client's GET completes and it knows the stream is open.
       stream.comment('tools/list_changed notifications');
-      const unsubscribe = switches.onChange(() => stream.sendJson('message', LIST_CHANGED));
+      // The tools a session sees change with a switch, or a tool folder loaded or removed while running.
+    const notify = () => stream.sendJson('message', LIST_CHANGED);
+    const unsubscribes = [switches.onChange(notify), registry.onChange(notify)];
+    const unsubscribe = () => unsubscribes.forEach((off) => off());
       open.add(stream);
       stream.onClose(() => {
         unsubscribe();
