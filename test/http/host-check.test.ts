@@ -2,6 +2,8 @@
 // before authentication, on /mcp, the REST API, the console and the public routes alike; the service's own
 // loopback names on any port pass (inject's default host is localhost:80, supertest's 127.0.0.1:<port>),
 // and the names a deployment behind a proxy lists (config file or environment) pass too.
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { writeConfigFile } from '../ops/with-config.js';
@@ -17,14 +19,19 @@ const INIT = {
 describe('Host and Origin checks (DNS rebinding)', () => {
   let t: InjectApp;
   let token: string;
+  let configFile: string;
   beforeAll(async () => {
+    configFile = writeConfigFile({ http: { allowedHosts: ['tools.example.com'] } });
     t = await injectApp({
-      TOOLGATE_CONFIG: writeConfigFile({ http: { allowedHosts: ['tools.example.com'] } }),
+      TOOLGATE_CONFIG: configFile,
       TOOLGATE_ALLOWED_ORIGINS: 'https://tools.example.com',
     });
     token = (await t.createSession()).token;
   });
-  afterAll(() => t.close());
+  afterAll(async () => {
+    await t.close();
+    rmSync(path.dirname(configFile), { recursive: true, force: true });
+  });
 
   const mcp = (headers: Record<string, string>) =>
     t.http

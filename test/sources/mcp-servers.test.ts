@@ -5,7 +5,7 @@
 // HTTP server on an allowed loopback host is reached from the service.
 import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -183,9 +183,8 @@ describe('a Streamable HTTP MCP server on an allowed host', () => {
   });
 
   it("keeps what the server says about a tool: its title (after the server's), outputSchema, annotations, _meta", async () => {
-    const t = await injectApp({
-      TOOLGATE_CONFIG: writeConfigFile({ mcpAllowedHosts: ['127.0.0.1'], mcpServers: { remote: { url } } }),
-    });
+    const configFile = writeConfigFile({ mcpAllowedHosts: ['127.0.0.1'], mcpServers: { remote: { url } } });
+    const t = await injectApp({ TOOLGATE_CONFIG: configFile });
     try {
       const listed = await t.admin(t.http.get('/v1/tools?category=remote&format=mcp'));
       const byName = Object.fromEntries(listed.body.tools.map((tool: { name: string }) => [tool.name, tool]));
@@ -212,6 +211,7 @@ describe('a Streamable HTTP MCP server on an allowed host', () => {
       expect(res.body.data).toEqual({ found: true });
     } finally {
       await t.close();
+      rmSync(path.dirname(configFile), { recursive: true, force: true });
     }
   });
 

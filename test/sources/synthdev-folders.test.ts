@@ -3,7 +3,7 @@
 // parameters validated, the response format's description shown to the model, the category from the
 // config, and — saying nothing about itself — the permissions of a command. Profiles leave tools out by
 // name and by tag (SynthDev's role exclusions).
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
@@ -35,8 +35,13 @@ const SHOUT_RUN = `#!/bin/sh
 sed -n 's/.*"text":"\\([^"]*\\)".*/{"success":true,"shouted":"\\1"}/p' | tr a-z A-Z | sed 's/SUCCESS/success/;s/TRUE/true/;s/SHOUTED/shouted/'
 `;
 
+/** Temp dirs this file made, removed at its end. */
+const made: string[] = [];
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
 function toolsDir(folders: Record<string, object>): string {
   const dir = tempDir('toolgate-tools-');
+  made.push(dir);
   for (const [name, definition] of Object.entries(folders)) {
     mkdirSync(path.join(dir, name));
     writeFileSync(path.join(dir, name, 'definition.json'), JSON.stringify(definition, null, 2));
@@ -45,6 +50,11 @@ function toolsDir(folders: Record<string, object>): string {
   }
   return dir;
 }
+
+const tracked = (configFile: string) => {
+  made.push(path.dirname(configFile));
+  return configFile;
+};
 
 describe('SynthDev tool folders', () => {
   let t: InjectApp;
@@ -55,16 +65,18 @@ describe('SynthDev tool folders', () => {
         wipe: synthDev('wipe', ['dangerous']),
         utility_shout: { ...synthDev('utility_shout', []), category: 'utility' },
       }),
-      TOOLGATE_CONFIG: writeConfigFile({
-        toolFolders: { category: 'synthdev' },
-        profiles: {
-          reviewer: {
-            permissions: ['read', 'write', 'execute'],
-            excludeTools: ['utility_shout'],
-            excludeTags: ['dangerous'],
+      TOOLGATE_CONFIG: tracked(
+        writeConfigFile({
+          toolFolders: { category: 'synthdev' },
+          profiles: {
+            reviewer: {
+              permissions: ['read', 'write', 'execute'],
+              excludeTools: ['utility_shout'],
+              excludeTags: ['dangerous'],
+            },
           },
-        },
-      }),
+        }),
+      ),
     });
   });
   afterAll(() => t.close());
