@@ -148,9 +148,9 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       // Sends the headers now: the client's GET completes and it knows the stream is open.
       stream.comment('tools/list_changed notifications');
       // The tools a session sees change with a switch, or a tool folder loaded or removed while running.
-    const notify = () => stream.sendJson('message', LIST_CHANGED);
-    const unsubscribes = [switches.onChange(notify), registry.onChange(notify)];
-    const unsubscribe = () => unsubscribes.forEach((off) => off());
+      const notify = () => stream.sendJson('message', LIST_CHANGED);
+      const unsubscribes = [switches.onChange(notify), registry.onChange(notify)];
+      const unsubscribe = () => unsubscribes.forEach((off) => off());
       open.add(stream);
       stream.onClose(() => {
         unsubscribe();
