@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { registerAuth } from './http/auth.js';
+import { registerHostCheck } from './http/host-check.js';
 import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
@@ -92,6 +93,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerRequestLog(app, options.logger !== false && config.logLevel !== 'silent');
   // Before auth and the routes: the request span covers authentication, and its handlers get wrapped.
   registerRequestTrace(app, services.tracing);
+  // Before auth: a request for another site's name is refused whatever token it carries.
+  registerHostCheck(app, { listenHost: config.host, ...config.http });
   registerAuth(app);
   await registerOpenApi(
     app,

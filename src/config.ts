@@ -37,6 +37,8 @@ const ProfileSchema = Type.Object(
     permissions: Type.Array(PermissionSchema, { uniqueItems: true }),
     categories: Type.Optional(Type.Array(Type.String())),
     excludeTools: Type.Optional(Type.Array(Type.String())),
+    /** Tools carrying any of these tags are left out (SynthDev's role exclusions by tag). */
+    excludeTags: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     approval: Type.Optional(
       Type.Array(Type.String(), { description: 'tool or category names needing approval' }),
     ),
@@ -177,6 +179,36 @@ const GitSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Which Host and Origin headers the service answers (DNS rebinding): besides its own names. A deployment
+ * behind a proxy lists the names the proxy forwards (`tools.example.com`) and the browser origins of its
+ * pages (`https://tools.example.com`).
+ */
+const HttpSchema = Type.Object(
+  {
+    allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description: 'Host header names (or name:port) accepted besides loopback names',
+    }),
+    allowedOrigins: Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+      default: [],
+      description: 'Origins (scheme://host[:port]) accepted besides the request host and loopback',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const ToolFoldersSchema = Type.Object(
+  {
+    category: Type.String({
+      pattern: '^[a-z][a-z0-9_]{0,63}$',
+      default: 'custom',
+      description: 'The category of a tool folder whose definition names none (the SynthDev format)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const AuditSchema = Type.Object(
   { retentionDays: Type.Integer({ minimum: 0, default: 30, description: '0 = keep forever' }) },
   { additionalProperties: false },
@@ -250,6 +282,8 @@ export const ConfigFileSchema = Type.Object(
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
+    http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
+    toolFolders: Type.Optional(Type.Partial(ToolFoldersSchema, { additionalProperties: false })),
     /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
     mcpAllowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     mcpServers: Type.Optional(
@@ -273,6 +307,7 @@ export interface Config {
   readonly pluginsDir: string | undefined;
   /** Tool folders (definition.json + an entry program), run inside the session runtime's sandbox. */
   readonly toolsDir: string | undefined;
+  readonly toolFolders: Readonly<Static<typeof ToolFoldersSchema>>;
   readonly logLevel: LogLevel;
   /** pretty: readable lines (pino-pretty); json: one JSON object a line; auto: pretty on a terminal. */
   readonly logFormat: 'auto' | 'json' | 'pretty';
@@ -286,6 +321,8 @@ export interface Config {
   /** MCP servers whose tools are offered as `<server>__<tool>`. */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
+  /** Host/Origin names accepted besides the service's own (TOOLGATE_ALLOWED_HOSTS / _ORIGINS, `http`). */
+  readonly http: Readonly<Static<typeof HttpSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly archive: Readonly<Static<typeof ArchiveSchema>>;
   readonly blobs: Readonly<Static<typeof BlobsSchema>>;
@@ -381,6 +418,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     sandbox,
     pluginsDir: env.TOOLGATE_PLUGINS_DIR ? path.resolve(env.TOOLGATE_PLUGINS_DIR) : undefined,
     toolsDir: env.TOOLGATE_TOOLS_DIR ? path.resolve(env.TOOLGATE_TOOLS_DIR) : undefined,
+    toolFolders: Value.Default(ToolFoldersSchema, { ...(file.toolFolders ?? {}) }) as Static<
+      typeof ToolFoldersSchema
+    >,
     logLevel,
     logFormat,
     redisUrl: env.REDIS_URL || undefined,
@@ -391,6 +431,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
     sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
     disk: Value.Default(DiskSchema, { ...(file.disk ?? {}) }) as Static<typeof DiskSchema>,
+    http: httpConfig(env, file.http ?? {}),
     runtime: Value.Default(RuntimeSchema, {
       ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS
         ? {
@@ -425,6 +466,31 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
   checkMcpServers(config.mcpServers, file.mcpAllowedHosts ?? []);
   return deepFreeze(config);
+}
+
+/** The config file's `http`, each list extended by its comma-separated environment variable. */
+function httpConfig(
+  env: Record<string, string | undefined>,
+  file: Partial<Static<typeof HttpSchema>>,
+): Static<typeof HttpSchema> {
+  const list = (raw: string | undefined) =>
+    (raw ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  const origins = list(env.TOOLGATE_ALLOWED_ORIGINS);
+  const badOrigin = origins.find((origin) => !/^https?:\/\/[^/]+$/.test(origin));
+  if (badOrigin !== undefined) {
+    throw new ConfigError(
+      `TOOLGATE_ALLOWED_ORIGINS: "${badOrigin}" is not an origin (scheme://host[:port], no path)`,
+    );
+  }
+  return {
+    allowedHosts: [...(file.allowedHosts ?? []), ...list(env.TOOLGATE_ALLOWED_HOSTS)].map((host) =>
+      host.toLowerCase(),
+    ),
+    allowedOrigins: [...(file.allowedOrigins ?? []), ...origins].map((origin) => origin.toLowerCase()),
+  };
 }
 
 /** Each MCP server has a command or a URL, and a URL only on an allowed host. */

@@ -11,6 +11,7 @@ import { Pipeline } from './engine/pipeline.js';
 import { outcomeEnvelope } from './lib/envelope.js';
 import { loadPluginTools } from './contract/plugins.js';
 import { loadToolFolders } from './sources/folder/load.js';
+import { sourceOf, ToolFolderWatcher } from './sources/folder/watch.js';
 import { discoverMcpTools } from './sources/mcp/discover.js';
 import { McpSessionClients } from './sources/mcp/session-clients.js';
 import { ApprovalService } from './policies/approvals/service.js';
@@ -79,6 +80,8 @@ export interface Services extends ToolServices {
   readonly tracing: Tracing | undefined;
   /** Aborted when the app closes: running tool calls stop. */
   readonly shutdown: AbortController;
+  /** Tool folders loaded again as they change (undefined without TOOLGATE_TOOLS_DIR). */
+  readonly folderWatcher: ToolFolderWatcher | undefined;
   /** Every part's lifecycle, in the order deletion, sweeping and close run them (see createServices). */
   readonly parts: readonly Lifecycle[];
   /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
@@ -103,13 +106,16 @@ export async function createServices(
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
-  const toolFolders = config.toolsDir ? await loadToolFolders(config.toolsDir) : [];
+  const toolFolders = config.toolsDir
+    ? await loadToolFolders(config.toolsDir, { defaultCategory: config.toolFolders.category })
+    : [];
   workspaces.overlays = new OverlayWorkspaces(config.dataDir, runner.runtimeBackend.name === 'bwrap');
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
     overlayFor: (id) => workspaces.overlays?.mountFor(id),
+    // The whole tools dir, so folders added while the service runs are there too (hot reload).
     readOnlyPaths: [
-      ...toolFolders.map(({ folder }) => folder),
+      ...(config.toolsDir ? [config.toolsDir] : []),
       ...Object.values(config.mcpServers).flatMap((server) => server.readOnlyPaths),
     ],
     idleMs: config.runtime.idleSeconds * 1000,
@@ -129,7 +135,7 @@ export async function createServices(
   for (const tool of options.tools ?? BUILTIN_TOOLS)
     registry.add(gateOnSandbox(tool, runner.status), 'builtin');
   for (const { folder, tool } of toolFolders) {
-    registry.add(gateOnSandbox(tool, runner.status), `folder ${path.basename(folder)}`);
+    registry.add(gateOnSandbox(tool, runner.status), sourceOf(path.basename(folder)));
   }
   const mcpClients = new McpSessionClients(config.mcpServers, logger, config.runtime.idleSeconds * 1000);
   for (const { server, tools } of await discoverMcpTools(config, {
@@ -176,6 +182,16 @@ export async function createServices(
   });
   const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
+  const folderWatcher = config.toolsDir
+    ? new ToolFolderWatcher(config.toolsDir, {
+        registry,
+        audit,
+        logger,
+        prepare: (tool) => gateOnSandbox(tool, runner.status),
+        options: { defaultCategory: config.toolFolders.category },
+      })
+    : undefined;
+  folderWatcher?.start(toolFolders);
   const events = new EventHub();
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
   const shutdown = new AbortController();
@@ -268,6 +284,8 @@ export async function createServices(
   // - tracing last, so the spans of calls that ended while closing are sent too.
   // Session rows themselves are deleted first, by deleteSession, before any part forgets the session.
   const parts: Lifecycle[] = [
+    // No tool folder is loaded while the rest closes.
+    { name: 'tool-folders', close: () => folderWatcher?.close() },
     { name: 'jobs', forgetSession: (id) => jobs.killSession(id), close: () => jobs.close() },
     {
       name: 'mcp-clients',
@@ -342,6 +360,7 @@ export async function createServices(
     sweep,
     deleteSession,
     parts,
+    folderWatcher,
     async close() {
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));

@@ -22,6 +22,13 @@ export interface ToolSpec<I extends TSchema, O extends TSchema> {
   retryable?: boolean;
   /** false: every call waits for an operator's approval, whatever the session's profile says. */
   autoRun?: boolean;
+  /** The human-facing title MCP clients show; derived from the name when absent. */
+  title?: string;
+  /**
+   * What a tool from an MCP server said about itself, passed on as it was: its behaviour hints
+   * (`annotations`, missing hints meaning the MCP defaults) and its `_meta`.
+   */
+  mcp?: { annotations?: Record<string, unknown>; meta?: Record<string, unknown> };
   /** Upper bound on run time for this input; the pipeline's timeout uses it instead of the default. */
   timeoutMs?(input: Static<I>): number | undefined;
   execute(input: Static<I>, ctx: ToolContext): Promise<Static<O>>;
@@ -57,6 +64,12 @@ export function defineTool<I extends TSchema, O extends TSchema>(spec: ToolSpec<
     [TOOL_BRAND]: true,
   };
 }
+
+/** "read_file" → "Read file": the human-facing title MCP clients show (a run of underscores is one space). */
+export const titleOf = (name: string) => {
+  const words = name.replace(/_+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
 
 export const isToolDefinition = (value: unknown): value is AnyTool =>
   typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true;

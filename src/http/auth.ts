@@ -17,15 +17,25 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     access?: RouteAccess;
+    /** The WWW-Authenticate value of this route's 401 (default: `Bearer`). */
+    bearerChallenge?: (request: FastifyRequest, problem: 'missing' | 'invalid') => string;
+    /** The 401 message when no token came (default: "Missing bearer token"). */
+    missingTokenMessage?: string;
   }
 }
 
-const unauthorized = (message: string) =>
-  toolgateError('UNAUTHORIZED', message, {
-    suggestion:
-      'Send "Authorization: Bearer <token>" with the admin key or a session token from POST /v1/sessions.',
-    headers: { 'www-authenticate': 'Bearer' },
-  });
+const unauthorized = (request: FastifyRequest, problem: 'missing' | 'invalid', message: string) => {
+  const config = request.routeOptions.config;
+  return toolgateError(
+    'UNAUTHORIZED',
+    problem === 'missing' ? (config?.missingTokenMessage ?? message) : message,
+    {
+      suggestion:
+        'Send "Authorization: Bearer <token>" with the admin key or a session token from POST /v1/sessions.',
+      headers: { 'www-authenticate': config?.bearerChallenge?.(request, problem) ?? 'Bearer' },
+    },
+  );
+};
 
 const tooManyFailures = (retryAfterSeconds: number) =>
   toolgateError('RATE_LIMITED', 'Too many failed authentication attempts from this address', {
@@ -65,9 +75,9 @@ export function registerAuth(app: FastifyInstance): void {
   /** Authenticates the request; returns the error to count as a failed attempt, or undefined. */
   const authenticate = (request: FastifyRequest): ToolgateError | undefined => {
     const header = request.headers.authorization;
-    if (!header) return unauthorized('Missing bearer token');
+    if (!header) return unauthorized(request, 'missing', 'Missing bearer token');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) return unauthorized('Authorization header must be "Bearer <token>"');
+    if (!match) return unauthorized(request, 'invalid', 'Authorization header must be "Bearer <token>"');
     // One hash per request: compared with the admin key's, and the key of the session lookup.
     const tokenDigest = digest(match[1]);
     if (timingSafeEqual(tokenDigest, adminDigest)) {
@@ -75,7 +85,7 @@ export function registerAuth(app: FastifyInstance): void {
       return undefined;
     }
     const session = app.services.sessions.getByTokenHash(tokenDigest.toString('hex'));
-    if (!session) return unauthorized('Invalid or expired token');
+    if (!session) return unauthorized(request, 'invalid', 'Invalid or expired token');
     request.principal = { kind: 'session', session };
     return undefined;
   };

@@ -9,6 +9,11 @@ import {
   type ToolgateError,
   fromStorageError,
 } from '../lib/errors.js';
+import { SESSION_TOKEN_REQUIRED } from './bearer-challenge.js';
+
+/** OAuth's well-known and default endpoints (RFC 8414, OpenID discovery, RFC 7591 `/register`…). */
+const OAUTH_FALLBACK =
+  /^\/(\.well-known\/(oauth-authorization-server|openid-configuration)(\/.*)?|register|authorize|token)$/;
 
 const BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
@@ -97,17 +102,25 @@ export function registerErrorEnvelope(app: FastifyInstance): void {
     if (error.statusCode >= 500) request.log.error({ err }, 'request failed');
     return sendError(reply, request, error);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
+  app.setNotFoundHandler((request, reply) => {
+    const route = request.url.split('?')[0]!;
+    // An MCP client that found no authorization server in our metadata falls back to OAuth's default
+    // endpoints on this origin; it shows what they answer, so they say what it needs instead.
+    const oauth = OAUTH_FALLBACK.test(route);
+    return sendError(
       reply,
       request,
       toolgateError(
         'ROUTE_NOT_FOUND',
-        `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}`,
+        oauth
+          ? `No route ${request.method} ${route.slice(0, 200)}: toolgate is no OAuth authorization server; ${SESSION_TOKEN_REQUIRED}`
+          : `No route ${request.method} ${route.slice(0, 200)}`,
         {
-          suggestion: 'See GET /openapi.json or /docs for the API.',
+          suggestion: oauth
+            ? 'Configure the MCP client with the header "Authorization: Bearer <session token>".'
+            : 'See GET /openapi.json or /docs for the API.',
         },
       ),
-    ),
-  );
+    );
+  });
 }

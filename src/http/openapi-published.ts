@@ -1,7 +1,7 @@
 // The OpenAPI document as clients see it, made from what @fastify/swagger derives from the route
 // schemas: a request field with a default is optional (the server fills it in; a generated client must
 // not force callers to send it), tool operations carry their tools' examples, and the document says where
-// it is served, under which license, and what every operation may answer.
+// it is served (relative to itself), under which license, and what every operation may answer.
 import type { AnyTool } from '../contract/tool.js';
 import { isJsonObject, type JsonObject } from '../lib/json.js';
 
@@ -38,22 +38,49 @@ const jsonRpcResponse = (description: string) => ({
   content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
 });
 
+/** What a public route without input can answer besides 200: a bad URL, or a Host/Origin of another site. */
+const HOST_AND_URL = {
+  400: errorResponse('The URL is not valid'),
+  403: errorResponse('The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED)'),
+};
+
 /** Responses of routes whose replies are not described by a Fastify response schema. */
 const EXTRA_RESPONSES: Record<string, JsonObject> = {
   mcp: {
     200: jsonRpcResponse('A JSON-RPC response (or a batch of them)'),
     202: { description: 'A JSON-RPC notification or response was accepted; no body' },
     400: jsonRpcResponse('A malformed JSON-RPC message: a JSON-RPC error object'),
-    401: errorResponse('No or invalid session token'),
-    403: errorResponse('An admin key (MCP needs a session token)'),
+    401: errorResponse(
+      'No or invalid session token; WWW-Authenticate carries error, error_description and resource_metadata',
+    ),
+    403: errorResponse('An admin key (MCP needs a session token), or a Host/Origin of another site'),
     406: jsonRpcResponse('The client does not accept both application/json and text/event-stream'),
     415: jsonRpcResponse('The body is not application/json'),
     429: errorResponse('Rate limited'),
   },
-  // Health checks are public and take no input; a URL that is not valid percent-encoding is all a
-  // client can get wrong.
-  health: { 400: errorResponse('The URL is not valid') },
-  ready: { 400: errorResponse('The URL is not valid') },
+  mcpStream: {
+    200: {
+      description:
+        'The server-to-client event stream (stays open; JSON-RPC notifications as `message` events)',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    401: errorResponse('No or invalid session token'),
+    403: errorResponse('An admin key (MCP needs a session token), or a Host/Origin of another site'),
+    405: errorResponse('No `Accept: text/event-stream`: there is nothing else to GET'),
+    429: errorResponse('Rate limited'),
+  },
+  mcpDelete: {
+    401: errorResponse('No or invalid session token'),
+    403: errorResponse('An admin key (MCP needs a session token), or a Host/Origin of another site'),
+    405: errorResponse('Stateless: there is no MCP session to end'),
+    429: errorResponse('Rate limited'),
+  },
+  // Public and without input: a URL that is not valid percent-encoding, or a request for another site's
+  // name, is all a client can get wrong.
+  health: HOST_AND_URL,
+  ready: HOST_AND_URL,
+  mcpResourceMetadata: HOST_AND_URL,
+  resourceMetadata: HOST_AND_URL,
 };
 
 export interface PublishOptions {
@@ -79,8 +106,9 @@ export function publishDocument(document: JsonObject, options: PublishOptions): 
       license: options.license,
       contact: { name: 'toolgate maintainers' },
     },
-    // The default `npm start` address; a deployment serves the same paths under its own origin.
-    servers: [{ url: 'http://127.0.0.1:8080', description: 'Local (npm start)' }],
+    // Relative: a client resolves it against the document's own URL (OpenAPI 3.1, 4.8.5), so Swagger UI
+    // and generated clients call the service that served the document, on whatever port, host or proxy.
+    servers: [{ url: '/', description: 'The service that serves this document' }],
     paths,
   };
 }

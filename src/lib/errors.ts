@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   PERMISSION_DENIED: spec(403, 'permission_error'),
   TOOL_DISABLED: spec(403, 'permission_error'),
   PATH_OUTSIDE_WORKSPACE: spec(403, 'security_error'),
+  HOST_NOT_ALLOWED: spec(403, 'security_error'),
+  ORIGIN_NOT_ALLOWED: spec(403, 'security_error'),
   RATE_LIMITED: spec(429, 'rate_limited'),
   APPROVAL_PENDING: spec(202, 'permission_error'),
   APPROVAL_DENIED: spec(403, 'permission_error'),

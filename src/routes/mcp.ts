@@ -3,7 +3,7 @@
 // a fresh SDK server and transport per POST (server.ts). Authenticated like every route; only session
 // tokens, since an MCP client acts as one session.
 // GET /mcp opens the server-to-client SSE stream, which carries notifications/tools/list_changed whenever
-// the operator enables or disables a tool or category.
+// the operator enables or disables a tool or category, or a tool folder is loaded, changed or removed.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
@@ -12,6 +12,19 @@ import { openEventStream, wantsEventStream, type EventStream } from '../http/sse
 import { fastToolCall, runFastToolCall } from '../protocols/mcp/fast-call.js';
 import { handleMcpRequest, type McpHttpAnswer } from '../protocols/mcp/server.js';
 import type { SessionRecord } from '../store/sessions.js';
+import {
+  mcpBearerChallenge,
+  mcpResourceMetadata,
+  RESOURCE_METADATA_PATH,
+  ResourceMetadataSchema,
+  SESSION_TOKEN_REQUIRED,
+} from '../http/bearer-challenge.js';
+
+/** Every /mcp route: a 401 says a session token is needed, the MCP authorization spec's way. */
+const MCP_AUTH = {
+  bearerChallenge: mcpBearerChallenge,
+  missingTokenMessage: `Missing bearer token: ${SESSION_TOKEN_REQUIRED}`,
+};
 
 const LIST_CHANGED = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
 
@@ -50,6 +63,7 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
   app.post(
     '/mcp',
     {
+      config: MCP_AUTH,
       schema: {
         operationId: 'mcp',
         tags: ['mcp'],
@@ -76,6 +90,27 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
+  // RFC 9728 metadata of the /mcp resource (at the path with the resource appended, and at the bare
+  // well-known path that clients of older drafts ask): public, as the spec has it.
+  for (const url of [`${RESOURCE_METADATA_PATH}/mcp`, RESOURCE_METADATA_PATH]) {
+    app.get(
+      url,
+      {
+        config: { access: 'public' },
+        schema: {
+          operationId: url.endsWith('/mcp') ? 'mcpResourceMetadata' : 'resourceMetadata',
+          tags: ['mcp'],
+          summary: 'OAuth protected-resource metadata of /mcp (RFC 9728): no authorization server',
+          description:
+            'Names no authorization server: toolgate issues its own session tokens (POST /v1/sessions). ' +
+            'MCP clients read it after a 401 from /mcp, whose WWW-Authenticate points here.',
+          response: { 200: ResourceMetadataSchema },
+        },
+      },
+      async (request) => mcpResourceMetadata(request),
+    );
+  }
+
   // A notification stream never ends by itself: close them all when the app closes.
   const open = new Set<EventStream>();
   app.addHook('preClose', async () => {
@@ -93,19 +128,50 @@ export default async function mcpRoutes(app: FastifyInstance): Promise<void> {
       },
     );
   };
-  app.get('/mcp', { schema: { hide: true } }, async (request, reply) => {
-    if (!wantsEventStream(request)) return notAllowed(request);
-    sessionOf(request);
-    const stream = openEventStream(reply);
-    // Sends the headers now: the client's GET completes and it knows the stream is open.
-    stream.comment('tools/list_changed notifications');
-    const unsubscribe = switches.onChange(() => stream.sendJson('message', LIST_CHANGED));
-    open.add(stream);
-    stream.onClose(() => {
-      unsubscribe();
-      open.delete(stream);
-    });
-  });
+  app.get(
+    '/mcp',
+    {
+      config: MCP_AUTH,
+      schema: {
+        operationId: 'mcpStream',
+        tags: ['mcp'],
+        summary: 'MCP server-to-client stream (SSE; session token required)',
+        description:
+          'With "Accept: text/event-stream": an event stream that stays open and carries ' +
+          'notifications/tools/list_changed whenever the tools the session sees change. Without it: 405.',
+      },
+    },
+    async (request, reply) => {
+      if (!wantsEventStream(request)) return notAllowed(request);
+      sessionOf(request);
+      const stream = openEventStream(reply);
+      // Sends the headers now: the client's GET completes and it knows the stream is open.
+      stream.comment('tools/list_changed notifications');
+      // The tools a session sees change with a switch, or a tool folder loaded or removed while running.
+      const notify = () => stream.sendJson('message', LIST_CHANGED);
+      const unsubscribes = [switches.onChange(notify), registry.onChange(notify)];
+      const unsubscribe = () => unsubscribes.forEach((off) => off());
+      open.add(stream);
+      stream.onClose(() => {
+        unsubscribe();
+        open.delete(stream);
+      });
+    },
+  );
 
-  app.delete('/mcp', { schema: { hide: true } }, notAllowed);
+  app.delete(
+    '/mcp',
+    {
+      config: MCP_AUTH,
+      schema: {
+        operationId: 'mcpDelete',
+        tags: ['mcp'],
+        summary: 'Ending an MCP session: not supported (stateless server), always 405',
+        description:
+          'The server keeps no MCP session (no Mcp-Session-Id), so there is nothing to end; a client ' +
+          'that tries is told so with 405 and `Allow: GET, POST`.',
+      },
+    },
+    notAllowed,
+  );
 }

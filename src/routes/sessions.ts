@@ -30,7 +30,9 @@ const CreateSessionBody = Type.Object(
       Type.Array(Type.String({ minLength: 1 }), { description: 'Only these tool categories' }),
     ),
     excludeTools: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), { description: 'Tools this session may not call' }),
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'Tools this session may not call: names, or "tag:<tag>" for every tool with that tag',
+      }),
     ),
     rateLimits: Type.Optional(RateLimitsSchema),
     approval: Type.Optional(

@@ -919,13 +919,61 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * MCP server-to-client stream (SSE; session token required)
+         * @description With "Accept: text/event-stream": an event stream that stays open and carries notifications/tools/list_changed whenever the tools the session sees change. Without it: 405.
+         */
+        get: operations["mcpStream"];
         put?: never;
         /**
          * MCP Streamable HTTP endpoint (JSON-RPC; session token required)
          * @description Point an MCP client here with "Authorization: Bearer <session token>". tools/list shows the session's tools; tools/call runs them with the same permissions, limits and audit as REST.
          */
         post: operations["mcp"];
+        /**
+         * Ending an MCP session: not supported (stateless server), always 405
+         * @description The server keeps no MCP session (no Mcp-Session-Id), so there is nothing to end; a client that tries is told so with 405 and `Allow: GET, POST`.
+         */
+        delete: operations["mcpDelete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of /mcp (RFC 9728): no authorization server
+         * @description Names no authorization server: toolgate issues its own session tokens (POST /v1/sessions). MCP clients read it after a 401 from /mcp, whose WWW-Authenticate points here.
+         */
+        get: operations["mcpResourceMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OAuth protected-resource metadata of /mcp (RFC 9728): no authorization server
+         * @description Names no authorization server: toolgate issues its own session tokens (POST /v1/sessions). MCP clients read it after a 401 from /mcp, whose WWW-Authenticate points here.
+         */
+        get: operations["resourceMetadata"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1385,6 +1433,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
         };
     };
     ready: {
@@ -1418,6 +1475,15 @@ export interface operations {
             };
             /** @description The URL is not valid */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1587,7 +1653,7 @@ export interface operations {
                     profile?: string;
                     /** @description Only these tool categories */
                     categories?: string[];
-                    /** @description Tools this session may not call */
+                    /** @description Tools this session may not call: names, or "tag:<tag>" for every tool with that tag */
                     excludeTools?: string[];
                     /** @description Rate limits by category name, "tool:<name>", or "*" (every call of the session) */
                     rateLimits?: {
@@ -2106,6 +2172,9 @@ export interface operations {
                                 destructiveHint: boolean;
                                 idempotentHint: boolean;
                                 openWorldHint: boolean;
+                            };
+                            _meta?: {
+                                [key: string]: unknown;
                             };
                         }[];
                     };
@@ -10796,6 +10865,62 @@ export interface operations {
             };
         };
     };
+    mcpStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server-to-client event stream (stays open; JSON-RPC notifications as `message` events) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No or invalid session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An admin key (MCP needs a session token), or a Host/Origin of another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No `Accept: text/event-stream`: there is nothing else to GET */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     mcp: {
         parameters: {
             query?: never;
@@ -10834,7 +10959,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description No or invalid session token */
+            /** @description No or invalid session token; WWW-Authenticate carries error, error_description and resource_metadata */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10843,7 +10968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description An admin key (MCP needs a session token) */
+            /** @description An admin key (MCP needs a session token), or a Host/Origin of another site */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10876,6 +11001,156 @@ export interface operations {
             };
             /** @description Rate limited */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No or invalid session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An admin key (MCP needs a session token), or a Host/Origin of another site */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Stateless: there is no MCP session to end */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpResourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OAuth 2.0 protected-resource metadata (RFC 9728) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The URL of the MCP endpoint */
+                        resource: string;
+                        resource_name: string;
+                        /** @description Empty: no OAuth authorization server issues tokens for this resource */
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource_documentation: string;
+                        /** @description How to get the token that is needed instead */
+                        token_required: string;
+                    };
+                };
+            };
+            /** @description The URL is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    resourceMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OAuth 2.0 protected-resource metadata (RFC 9728) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The URL of the MCP endpoint */
+                        resource: string;
+                        resource_name: string;
+                        /** @description Empty: no OAuth authorization server issues tokens for this resource */
+                        authorization_servers: string[];
+                        bearer_methods_supported: string[];
+                        resource_documentation: string;
+                        /** @description How to get the token that is needed instead */
+                        token_required: string;
+                    };
+                };
+            };
+            /** @description The URL is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The Host or Origin header names another site (HOST_NOT_ALLOWED, ORIGIN_NOT_ALLOWED) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,7 +5,7 @@
 // HTTP server on an allowed loopback host is reached from the service.
 import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -27,6 +27,21 @@ const config = {
       readOnlyPaths: [NODE_MODULES],
     },
   },
+};
+
+/** A tool that says everything MCP lets a tool say about itself. */
+const LOOKUP = {
+  name: 'look_up',
+  title: 'Look Up A Word',
+  description: 'Look a word up',
+  inputSchema: { type: 'object' as const, properties: { word: { type: 'string' } }, required: ['word'] },
+  outputSchema: {
+    type: 'object' as const,
+    properties: { found: { type: 'boolean' } },
+    required: ['found'],
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: true },
+  _meta: { 'example.org/source': 'dictionary' },
 };
 
 describe('MCP server as a tool source', () => {
@@ -129,11 +144,14 @@ describe('a Streamable HTTP MCP server on an allowed host', () => {
             inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
             annotations: { readOnlyHint: true },
           },
+          LOOKUP,
         ],
       }));
-      server.setRequestHandler(CallToolRequestSchema, async (request) => ({
-        content: [{ type: 'text', text: `echo: ${String(request.params.arguments?.text)}` }],
-      }));
+      server.setRequestHandler(CallToolRequestSchema, async (request) =>
+        request.params.name === 'look_up'
+          ? { content: [{ type: 'text', text: 'found' }], structuredContent: { found: true } }
+          : { content: [{ type: 'text', text: `echo: ${String(request.params.arguments?.text)}` }] },
+      );
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
@@ -161,6 +179,39 @@ describe('a Streamable HTTP MCP server on an allowed host', () => {
       expect(audit.body.entries.map((e: { category: string }) => e.category)).toEqual(['remote', 'remote']);
     } finally {
       await t.close();
+    }
+  });
+
+  it("keeps what the server says about a tool: its title (after the server's), outputSchema, annotations, _meta", async () => {
+    const configFile = writeConfigFile({ mcpAllowedHosts: ['127.0.0.1'], mcpServers: { remote: { url } } });
+    const t = await injectApp({ TOOLGATE_CONFIG: configFile });
+    try {
+      const listed = await t.admin(t.http.get('/v1/tools?category=remote&format=mcp'));
+      const byName = Object.fromEntries(listed.body.tools.map((tool: { name: string }) => [tool.name, tool]));
+      expect(byName.remote__look_up).toEqual({
+        name: 'remote__look_up',
+        title: 'remote: Look Up A Word',
+        description: LOOKUP.description,
+        inputSchema: expect.objectContaining({ type: 'object', required: ['word'] }),
+        outputSchema: LOOKUP.outputSchema,
+        // Given hints kept; the one left out is MCP's default (open world), not toolgate's guess.
+        annotations: {
+          title: 'remote: Look Up A Word',
+          readOnlyHint: true,
+          destructiveHint: true,
+          idempotentHint: true,
+          openWorldHint: true,
+        },
+        _meta: LOOKUP._meta,
+      });
+      // No upstream title: the name, one space per underscore run.
+      expect(byName.remote__echo.title).toBe('remote: Echo');
+      const session = await t.createSession({ profile: 'read-only' });
+      const res = await t.call(session, 'remote__look_up', { word: 'tool' });
+      expect(res.body.data).toEqual({ found: true });
+    } finally {
+      await t.close();
+      rmSync(path.dirname(configFile), { recursive: true, force: true });
     }
   });
 

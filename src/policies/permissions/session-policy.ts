@@ -1,9 +1,10 @@
 // Turns an admin's session request into the policy stored with the session: profile → permissions,
-// category allow-list, excluded tools, approvals and lifetime — refusing unknown names field by field.
+// category allow-list, excluded tools (by name, or `tag:<tag>`), approvals and lifetime — refusing unknown names field by field.
 import type { Config, RateLimits } from '../../config.js';
 import type { NewSession } from '../../store/sessions.js';
 import { toolgateError } from '../../lib/errors.js';
 import type { ToolRegistry } from '../../contract/registry.js';
+import { EXCLUDED_TAG_PREFIX } from './permissions.js';
 
 /** A new session gets this profile unless the request names one: read, write and sandboxed commands. */
 export const DEFAULT_PROFILE = 'execute';
@@ -49,7 +50,10 @@ export function sessionPolicy(
       knownCategories.join(', '),
     );
   }
-  const badTool = request.excludeTools?.find((name) => !registry.get(name));
+  // `tag:<tag>` excludes every tool with that tag, now or loaded later (tool names cannot contain ':').
+  const badTool = request.excludeTools?.find(
+    (name) => !name.startsWith(EXCLUDED_TAG_PREFIX) && !registry.get(name),
+  );
   if (badTool !== undefined) {
     throw invalid(`Unknown tool "${badTool}" in excludeTools`, 'excludeTools', `"${badTool}" is not a tool`);
   }
@@ -65,7 +69,11 @@ export function sessionPolicy(
     profile: profileName,
     permissions: profile.permissions,
     categories: request.categories ?? profile.categories ?? null,
-    excludeTools: union(profile.excludeTools, request.excludeTools),
+    excludeTools: union(
+      profile.excludeTools,
+      profile.excludeTags?.map((tag) => `${EXCLUDED_TAG_PREFIX}${tag}`),
+      request.excludeTools,
+    ),
     rateLimits: request.rateLimits ?? {},
     approval: union(config.approval, profile.approval, request.approval),
     metadata: request.metadata ?? {},

@@ -1,10 +1,11 @@
-// The schema of a tool folder's definition.json, and its check at start: a bad definition stops the start
+// The schema of a tool folder's definition.json (ours; SynthDev's in synthdev.ts), and its check at start: a bad definition stops the start
 // with a message naming the file and the field, the same way a bad config file does.
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { Compile } from 'typebox/compile';
 import { CapabilitiesSchema } from '../../lib/capabilities.js';
 import { TOOL_NAME_PATTERN } from '../../contract/tool.js';
+import { fromSynthDev, isSynthDevFormat, SynthDevDefinitionSchema } from './synthdev.js';
 
 const SnakeName = Type.String({ pattern: TOOL_NAME_PATTERN.source });
 
@@ -53,16 +54,10 @@ export class DefinitionError extends Error {
 const fieldOf = (instancePath: string) =>
   instancePath === '' ? '(definition)' : instancePath.slice(1).replace(/\//g, '.');
 
-/** The parsed definition with defaults, or a DefinitionError naming `file` and the first bad field. */
-export function checkDefinition(file: string, text: string): Definition {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new DefinitionError(file, '(file)', `is not valid JSON (${(err as Error).message})`);
-  }
-  const value = Value.Default(DefinitionSchema, raw);
-  const errors = [...Value.Errors(DefinitionSchema, value)];
+/** The value with the schema's defaults, or a DefinitionError naming `file` and the first bad field. */
+function checked<T extends TSchema>(schema: T, file: string, raw: unknown): Static<T> {
+  const value = Value.Default(schema, raw);
+  const errors = [...Value.Errors(schema, value)];
   if (errors.length > 0) {
     const first = errors[0] as unknown as { instancePath: string; schemaPath: string; message: string };
     // An unknown field is reported against its own path by an `additionalProperties: false` schema.
@@ -73,7 +68,36 @@ export function checkDefinition(file: string, text: string): Definition {
       unknownField ? 'is not a known field' : first.message,
     );
   }
-  const definition = value as Definition;
+  return value as Static<T>;
+}
+
+export interface DefinitionOptions {
+  /** The category of a definition that names none (SynthDev's format): config `toolFolders.category`. */
+  defaultCategory: string;
+}
+
+/**
+ * The parsed definition with defaults, or a DefinitionError naming `file` and the first bad field. Ours,
+ * or the SynthDev tool system's format (with `schema`), read as it is written (see synthdev.ts).
+ */
+export function checkDefinition(file: string, text: string, options: DefinitionOptions): Definition {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new DefinitionError(file, '(file)', `is not valid JSON (${(err as Error).message})`);
+  }
+  let value: Definition;
+  if (isSynthDevFormat(raw)) {
+    const synthDev = checked(SynthDevDefinitionSchema, file, raw);
+    if (synthDev.schema.function.name !== synthDev.name) {
+      throw new DefinitionError(file, 'schema.function.name', `must equal name ("${synthDev.name}")`);
+    }
+    value = fromSynthDev(synthDev, options.defaultCategory) as Definition;
+  } else {
+    value = checked(DefinitionSchema, file, raw);
+  }
+  const definition = value;
   for (const [field, schema] of [
     ['parameters', definition.parameters],
     ['output_schema', definition.output_schema],

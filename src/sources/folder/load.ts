@@ -8,7 +8,7 @@ import { Compile } from 'typebox/compile';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool, type AnyTool } from '../../contract/tool.js';
 import { runEntry } from '../run-entry.js';
-import { checkDefinition, DefinitionError, type Definition } from './definition.js';
+import { checkDefinition, DefinitionError, type Definition, type DefinitionOptions } from './definition.js';
 
 export const DEFINITION_FILE = 'definition.json';
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -86,31 +86,59 @@ function folderTool(folder: string, definition: Definition, command: string): An
 }
 
 export interface LoadedFolder {
-  /** The folder's absolute path (bound read-only into each session's sandbox). */
+  /** The folder's absolute path (inside the tools dir, which is bound read-only into each sandbox). */
   folder: string;
   tool: AnyTool;
+  /** What the folder held when it was read (see folderFingerprint): a later change differs. */
+  fingerprint: string;
 }
 
-/** Every tool folder of `dir`, in name order; a bad one throws a DefinitionError naming file and field. */
-export async function loadToolFolders(dir: string): Promise<LoadedFolder[]> {
+/** The tool folders of `dir` (its directories), in name order. */
+export async function toolFolderNames(dir: string): Promise<string[]> {
   let entries;
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });
   } catch (err) {
     throw new DefinitionError(dir, '(directory)', `cannot be read (${(err as Error).message})`);
   }
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort((a, b) => a.localeCompare(b));
+}
+
+/** The names, sizes and modification times of a folder's files: what a change of the tool changes. */
+export async function folderFingerprint(folder: string): Promise<string> {
+  const names = await fs.readdir(folder).catch(() => []);
+  const stamps = await Promise.all(
+    names.sort().map(async (name) => {
+      const stat = await fs.stat(path.join(folder, name)).catch(() => undefined);
+      return stat ? `${name}:${stat.size}:${stat.mtimeMs}:${stat.mode}` : name;
+    }),
+  );
+  return stamps.join('|');
+}
+
+/** One tool folder; a bad one throws a DefinitionError naming file and field. */
+export async function loadToolFolder(folder: string, options: DefinitionOptions): Promise<LoadedFolder> {
+  const fingerprint = await folderFingerprint(folder);
+  const file = path.join(folder, DEFINITION_FILE);
+  const text = await fs.readFile(file, 'utf8').catch(() => {
+    throw new DefinitionError(file, '(file)', 'is missing: every tool folder needs one');
+  });
+  const definition = checkDefinition(file, text, options);
+  return {
+    folder,
+    tool: folderTool(folder, definition, await entryCommand(folder, definition, file)),
+    fingerprint,
+  };
+}
+
+/** Every tool folder of `dir`, in name order; a bad one throws a DefinitionError naming file and field. */
+export async function loadToolFolders(dir: string, options: DefinitionOptions): Promise<LoadedFolder[]> {
   const loaded: LoadedFolder[] = [];
-  for (const entry of entries.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
-    const folder = path.join(dir, entry.name);
-    const file = path.join(folder, DEFINITION_FILE);
-    const text = await fs.readFile(file, 'utf8').catch(() => {
-      throw new DefinitionError(file, '(file)', 'is missing: every tool folder needs one');
-    });
-    const definition = checkDefinition(file, text);
-    loaded.push({
-      folder,
-      tool: folderTool(folder, definition, await entryCommand(folder, definition, file)),
-    });
+  for (const name of await toolFolderNames(dir)) {
+    loaded.push(await loadToolFolder(path.join(dir, name), options));
   }
   return loaded;
 }

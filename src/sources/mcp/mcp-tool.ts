@@ -5,7 +5,7 @@ import type { Tool as McpToolDeclaration } from '@modelcontextprotocol/sdk/types
 import { Type, type TSchema } from 'typebox';
 import type { McpServerConfig } from '../../config.js';
 import { toolgateError } from '../../lib/errors.js';
-import { defineTool, type AnyTool } from '../../contract/tool.js';
+import { defineTool, titleOf, type AnyTool } from '../../contract/tool.js';
 import type { Capabilities } from '../../lib/capabilities.js';
 import type { McpSessionClients } from './session-clients.js';
 
@@ -19,6 +19,12 @@ export function capabilitiesOf(annotations: McpToolDeclaration['annotations']): 
     ...(annotations?.idempotentHint === true ? { idempotent: true } : {}),
     ...(annotations?.openWorldHint === true ? { network: true } : {}),
   };
+}
+
+/** The server's annotations less its title (the declaration's title is the prefixed one). */
+function hintsOnly(annotations: McpToolDeclaration['annotations']): Record<string, unknown> {
+  const { title: _title, ...hints } = annotations ?? {};
+  return hints;
 }
 
 interface TextContent {
@@ -41,14 +47,23 @@ export function mcpTool(
   clients: McpSessionClients,
 ): AnyTool {
   const override = server.tools[declaration.name];
+  const upstreamTitle = declaration.title ?? declaration.annotations?.title;
   return defineTool({
     name: `${serverName}__${declaration.name}`,
     category: serverName,
+    // The server's own title, after the server's name: "fs: Read Text File".
+    title: `${serverName}: ${upstreamTitle ?? titleOf(declaration.name)}`,
     description: declaration.description ?? `${declaration.name} (MCP server ${serverName})`,
     tags: ['mcp', serverName],
     capabilities: override?.capabilities ?? capabilitiesOf(declaration.annotations),
     input: declaration.inputSchema as unknown as TSchema,
-    output: Type.Unknown(),
+    output: (declaration.outputSchema ?? Type.Unknown()) as unknown as TSchema,
+    // Its hints as the server gave them, unless the operator declared the capabilities (then toolgate's
+    // own hints, from those, are the truth).
+    mcp: {
+      ...(override ? {} : { annotations: hintsOnly(declaration.annotations) }),
+      ...(declaration._meta ? { meta: declaration._meta } : {}),
+    },
     timeoutMs: () => server.callTimeoutMs,
     async execute(input, ctx) {
       const client = await clients.client(serverName, ctx.workspace.runtime);
