@@ -53,6 +53,8 @@ import { BUILTIN_TOOLS } from './tools/index.js';
 import { CodeIndex } from './code/code-index.js';
 import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
+import { Egress } from './network/egress.js';
+import { connectionAuditEntry } from './network/audit.js';
 
 export interface Services extends ToolServices {
   /** The database itself: stores are built on it here; tools get their stores, never the handle. */
@@ -77,6 +79,8 @@ export interface Services extends ToolServices {
   readonly metrics: Metrics;
   /** OpenTelemetry tracing; undefined when it is off (no OTLP endpoint configured). */
   readonly tracing: Tracing | undefined;
+  /** The egress proxy: every session's only way out, each connection audited. */
+  readonly egress: Egress;
   /** Aborted when the app closes: running tool calls stop. */
   readonly shutdown: AbortController;
   /** Every part's lifecycle, in the order deletion, sweeping and close run them (see createServices). */
@@ -178,6 +182,21 @@ export async function createServices(
   const stats = new StatsStore(db, audit);
   const events = new EventHub();
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
+  // Each connection of a session, when it ends or is refused: an audit row, an event, the counters.
+  const egress = new Egress({
+    socketsDir: path.join(config.dataDir, 'egress'),
+    openRanges: config.network.openRanges,
+    ...(config.network.hostsFile !== undefined ? { hostsFile: config.network.hostsFile } : {}),
+    connectTimeoutMs: config.network.connectTimeoutMs,
+    quotaBytes: config.limits.egressBytes,
+    sink: (record) => {
+      audit.record(connectionAuditEntry(record));
+      events.publish(record.sessionId, 'network_connection', { ...record });
+      metrics.egressConnection(record);
+    },
+  });
+  runtimes.egress = (sessionId, policy, openRanges) =>
+    egress.openSessionSocket(sessionId, policy, openRanges);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -267,6 +286,8 @@ export async function createServices(
     { name: 'history', forgetSession: (id) => history.removeSession(id) },
     { name: 'snapshots', forgetSession: (id) => snapshots.removeSession(id) },
     { name: 'runtimes', forgetSession: (id) => runtimes.remove(id), close: () => runtimes.close() },
+    // After the runtimes: their sockets are closed with them; what is left (web_fetch) goes here.
+    { name: 'egress', forgetSession: (id) => egress.forgetSession(id), close: () => egress.close() },
     { name: 'workspaces', forgetSession: (id) => workspaces.remove(id) },
     {
       name: 'tools',
@@ -328,6 +349,7 @@ export async function createServices(
     rateLimitStore,
     metrics,
     tracing,
+    egress,
     shutdown,
     sweep,
     deleteSession,

@@ -133,8 +133,8 @@ export class StatsStore {
       duplicate: number;
     }>;
     for (const row of rows) {
-      // Operator actions (enable/disable) are audited but are not calls.
-      if (row.entry_point === 'admin') continue;
+      // Operator actions (enable/disable) and egress connections are audited but are not calls.
+      if (row.entry_point === 'admin' || row.entry_point === 'network') continue;
       const duplicate = row.duplicate === 1;
       totals.add(row.status, row.duration_ms, row.ts, duplicate);
       bucket(byTool, row.tool).add(row.status, row.duration_ms, row.ts, duplicate);
@@ -175,7 +175,7 @@ export class StatsStore {
         // Numbers are bound as REAL, so the division is floored explicitly.
         `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
            COUNT(*) AS count
-         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point != 'admin'
+         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'network')
          GROUP BY slot, status, rate_limited`,
       )
       .all({ ...params, bucketMs }) as {

@@ -1487,6 +1487,12 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
+                            /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                            network: {
+                                mode: "off" | "allowlist" | "open";
+                                /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                                allow?: string[];
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1610,6 +1616,12 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description Narrows the profile's egress policy (a stricter mode, or allow-list entries within the profile's); never widens it */
+                    network?: {
+                        mode: "off" | "allowlist" | "open";
+                        /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                        allow?: string[];
+                    };
                     /** @description A blob id from POST /v1/blobs: a tar, tar.gz or zip to extract */
                     archive?: string;
                     /** @description A small tar, tar.gz or zip, base64-encoded, to extract */
@@ -1652,6 +1664,12 @@ export interface operations {
                         approval: string[];
                         metadata: {
                             [key: string]: unknown;
+                        };
+                        /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                        network: {
+                            mode: "off" | "allowlist" | "open";
+                            /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                            allow?: string[];
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -1800,6 +1818,12 @@ export interface operations {
                         approval: string[];
                         metadata: {
                             [key: string]: unknown;
+                        };
+                        /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                        network: {
+                            mode: "off" | "allowlist" | "open";
+                            /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                            allow?: string[];
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -13418,6 +13442,12 @@ export interface operations {
                         approval: string[];
                         metadata: {
                             [key: string]: unknown;
+                        };
+                        /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                        network: {
+                            mode: "off" | "allowlist" | "open";
+                            /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                            allow?: string[];
                         };
                         /** Format: date-time */
                         createdAt: string;
