@@ -79,8 +79,6 @@ export interface Services extends ToolServices {
   readonly metrics: Metrics;
   /** OpenTelemetry tracing; undefined when it is off (no OTLP endpoint configured). */
   readonly tracing: Tracing | undefined;
-  /** The egress proxy: every session's only way out, each connection audited. */
-  readonly egress: Egress;
   /** Aborted when the app closes: running tool calls stop. */
   readonly shutdown: AbortController;
   /** Every part's lifecycle, in the order deletion, sweeping and close run them (see createServices). */
@@ -190,8 +188,10 @@ export async function createServices(
     connectTimeoutMs: config.network.connectTimeoutMs,
     quotaBytes: config.limits.egressBytes,
     sink: (record) => {
-      audit.record(connectionAuditEntry(record));
-      events.publish(record.sessionId, 'network_connection', { ...record });
+      const entry = connectionAuditEntry(record);
+      audit.record(entry);
+      // The audit row's id, so a timeline shows the live event and the row as one entry.
+      events.publish(record.sessionId, 'network_connection', { callId: entry.callId, ...record });
       metrics.egressConnection(record);
     },
   });
@@ -216,6 +216,7 @@ export async function createServices(
     workspaces,
     runner,
     runtimes,
+    egress,
     jobs,
     fileReads,
     history,
@@ -349,7 +350,6 @@ export async function createServices(
     rateLimitStore,
     metrics,
     tracing,
-    egress,
     shutdown,
     sweep,
     deleteSession,

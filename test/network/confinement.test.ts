@@ -28,6 +28,7 @@ describe.skipIf(skip !== undefined)('a networked session is confined to its egre
   let open: Session;
   let allow: Session;
   let offline: Session;
+  const offline_ = () => offline;
 
   const run = async (session: Session, command: string) => {
     const res = await t.call(session, 'run_command', { command, timeout_ms: 20_000 });
@@ -149,6 +150,8 @@ describe.skipIf(skip !== undefined)('a networked session is confined to its egre
   });
 
   it('refuses a name not on the list with the rule in the message, and audits the refusal', async () => {
+    const events: Array<{ type: string; data: Record<string, unknown> }> = [];
+    const unsubscribe = t.app.services.events.subscribe(allow.id, (event) => events.push(event));
     const res = await curl(allow, 'https://denied.test/hello');
     expect(res.stdout).toMatch(/403/);
     const plain = await curl(allow, 'http://denied.test/hello');
@@ -161,6 +164,16 @@ describe.skipIf(skip !== undefined)('a networked session is confined to its egre
         expect.objectContaining({ host: 'denied.test', port: 80, reason: "not in the session's allow-list" }),
       ]),
     );
+    unsubscribe();
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'network_connection',
+        data: expect.objectContaining({ host: 'denied.test', port: 443, decision: 'denied' }),
+      }),
+    );
+    const metrics = await t.admin(t.http.get('/metrics'));
+    expect(metrics.text).toMatch(/toolgate_egress_connections_total\{decision="denied",via="http"\} [1-9]/);
+    expect(metrics.text).toMatch(/toolgate_egress_bytes_total\{direction="down"\} [1-9]/);
   });
 
   it('refuses a TLS tunnel whose server name differs from the host it asked for', async () => {
@@ -238,6 +251,63 @@ describe.skipIf(skip !== undefined)('a networked session is confined to its egre
     expect(proxies).toBe('0');
     expect(res.stdout).toContain('No such file');
     expect(res.stdout).not.toContain('CONNECTED');
+  });
+
+  it('web_fetch: an allowed page as Markdown, audited as a web_fetch connection', async () => {
+    const res = await t.call(allow, 'web_fetch', { url: 'http://allowed.test/page.html' });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({
+      status: 200,
+      format: 'markdown',
+      title: 'Test page',
+      truncated: false,
+    });
+    expect(res.body.data.content).toContain('# Egress');
+    expect(res.body.data.content).toContain('All traffic goes through the proxy.');
+    expect(res.body.data.content).not.toContain('<p>');
+    const text = await t.call(allow, 'web_fetch', { url: 'http://allowed.test/hello' });
+    expect(text.body.data).toMatchObject({ format: 'text', content: 'hello from allowed.test\n' });
+    const rows = (await networkRows(allow)).map((row) => JSON.parse(row.inputSummary));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ host: 'allowed.test', via: 'web_fetch', decision: 'allowed' }),
+      ]),
+    );
+  });
+
+  it('web_fetch: refuses a denied name, and a redirect hop to a blocked address', async () => {
+    const denied = await t.call(allow, 'web_fetch', { url: 'http://denied.test/hello' });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('EGRESS_DENIED');
+    expect(denied.body.error.message).toBe(
+      "toolgate egress: denied.test denied: not in the session's allow-list",
+    );
+    const hop = await t.call(open, 'web_fetch', {
+      url: `http://allowed.test/redirect?to=${encodeURIComponent(`http://127.0.0.1:${appPort}/healthz`)}`,
+    });
+    expect(hop.status).toBe(403);
+    expect(hop.body.error.message).toBe('toolgate egress: 127.0.0.1 denied: loopback 127.0.0.0/8');
+    const followed = await t.call(open, 'web_fetch', {
+      url: `http://allowed.test/redirect?to=${encodeURIComponent('http://a.wild.test/hello')}`,
+    });
+    expect(followed.body.data).toMatchObject({
+      url: 'http://a.wild.test/hello',
+      content: 'hello from a.wild.test\n',
+    });
+    expect(followed.body.data.redirects).toHaveLength(1);
+  });
+
+  it('web_fetch: binary content only with save_as, which writes it into the workspace', async () => {
+    const url = 'http://allowed.test/big?bytes=5000';
+    const refused = await t.call(open, 'web_fetch', { url });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('BINARY_FILE');
+    const saved = await t.call(open, 'web_fetch', { url, save_as: 'downloads/blob.bin' });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data).toMatchObject({ format: 'saved', savedTo: 'downloads/blob.bin', bytes: 5000 });
+    expect((await run(open, 'wc -c < downloads/blob.bin')).stdout.trim()).toBe('5000');
+    const offline = await t.call(offline_(), 'web_fetch', { url: 'http://allowed.test/hello' });
+    expect(offline.status).toBe(403);
   });
 
   it("cuts the session's connections past its egress quota, and refuses new ones", async () => {

@@ -1,0 +1,48 @@
+// A fetched HTML page as Markdown a model can read: Readability keeps the article (dropping navigation,
+// ads and footers) on a linkedom document — a DOM without a browser, fast enough for a tool call — and
+// Turndown writes it as Markdown. A page Readability finds no article in is converted whole.
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+
+export interface Readable {
+  readonly title: string | undefined;
+  readonly markdown: string;
+  /** The same content as plain text. */
+  readonly text: string;
+}
+
+const turndown = (): TurndownService => {
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+  });
+  service.remove(['script', 'style', 'noscript', 'iframe', 'form'] as never);
+  return service;
+};
+
+export function htmlToMarkdown(html: string, url: string): Readable {
+  const { document } = parseHTML(html);
+  const title = document.title?.trim() || undefined;
+  let article: { title?: string | null; content?: string | null } | null = null;
+  try {
+    // Readability resolves relative links against the document's URL; linkedom has none, so a <base>.
+    const base = document.createElement('base');
+    base.setAttribute('href', url);
+    document.head?.prepend(base);
+    article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
+  } catch {
+    article = null;
+  }
+  const body = article?.content ?? parseHTML(html).document.body?.innerHTML ?? html;
+  const markdown = turndown()
+    .turndown(body)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  const text = (parseHTML(`<html><body>${body}</body></html>`).document.body?.textContent ?? '')
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return { title: article?.title?.trim() || title, markdown, text };
+}
