@@ -7,9 +7,8 @@ import TurndownService from 'turndown';
 
 export interface Readable {
   readonly title: string | undefined;
-  readonly markdown: string;
-  /** The same content as plain text. */
-  readonly text: string;
+  /** The main content as Markdown, or as plain text when asked for. */
+  readonly content: string;
 }
 
 const turndown = (): TurndownService => {
@@ -22,10 +21,17 @@ const turndown = (): TurndownService => {
   return service;
 };
 
-export function htmlToMarkdown(html: string, url: string): Readable {
+const tidy = (text: string) =>
+  text
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+/** The page's main content (each parse costs: the page is parsed once more only when needed). */
+export function htmlToReadable(html: string, url: string, as: 'markdown' | 'text'): Readable {
   const { document } = parseHTML(html);
   const title = document.title?.trim() || undefined;
-  let article: { title?: string | null; content?: string | null } | null = null;
+  let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
   try {
     // Readability resolves relative links against the document's URL; linkedom has none, so a <base>.
     const base = document.createElement('base');
@@ -35,14 +41,10 @@ export function htmlToMarkdown(html: string, url: string): Readable {
   } catch {
     article = null;
   }
-  const body = article?.content ?? parseHTML(html).document.body?.innerHTML ?? html;
-  const markdown = turndown()
-    .turndown(body)
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-  const text = (parseHTML(`<html><body>${body}</body></html>`).document.body?.textContent ?? '')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-  return { title: article?.title?.trim() || title, markdown, text };
+  const fallback = () => parseHTML(html).document.body;
+  const content =
+    as === 'text'
+      ? tidy(article?.textContent ?? fallback()?.textContent ?? '')
+      : tidy(turndown().turndown(article?.content ?? fallback()?.innerHTML ?? html));
+  return { title: article?.title?.trim() || title, content };
 }

@@ -107,7 +107,7 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
   void (async () => {
     const admitted = await admit(deps, target.host, target.port, 'connect');
     if (!admitted.ok) return rawAnswer(client, admitted.status, admitted.body);
-    const upstream = net.connect({ host: admitted.address, port: target.port });
+    const upstream = net.connect({ host: admitted.address, port: target.port, noDelay: true });
     upstream.setTimeout(deps.connectTimeoutMs, () =>
       upstream.destroy(new Error(`no answer within ${deps.connectTimeoutMs} ms`)),
     );

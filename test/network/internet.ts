@@ -2,6 +2,7 @@
 // veth pair into it (host side 198.18.N.1, namespace side 198.18.N.2: the benchmarking range, blocked by
 // default, opened by the test's config for .2 only), and in it an HTTP server on :80 and an HTTPS server
 // on :443 with a certificate from a test CA. Names are mapped in a hosts file the proxy is pointed at.
+// Also used by bench/egress.bench.ts.
 // No traffic ever leaves the host. Needs root and iproute2: `unavailable()` says why not, in one line.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -50,6 +51,17 @@ const handler = (req, res) => {
   if (url.pathname === '/page.html') {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     return res.end(page);
+  }
+  if (url.pathname === '/article.html') {
+    // An HTML page of about ?bytes= bytes: navigation around an article of many paragraphs.
+    const size = Number(url.searchParams.get('bytes'));
+    const paragraph = '<p>' + 'Egress goes through the proxy, and every connection is audited. '.repeat(8) + '</p>\\n';
+    const parts = ['<html><head><title>Article</title></head><body><nav><a href="/">Home</a></nav><article><h1>Article</h1>'];
+    let length = parts[0].length;
+    while (length < size) { parts.push(paragraph); length += paragraph.length; }
+    parts.push('</article><footer>footer</footer></body></html>');
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    return res.end(parts.join(''));
   }
   if (url.pathname === '/big') {
     const total = Number(url.searchParams.get('bytes'));

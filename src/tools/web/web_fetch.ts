@@ -8,7 +8,7 @@ import { commitWrites } from '../../edit/file-commit.js';
 import { lockKey } from '../../edit/file-guard.js';
 import { toolgateError } from '../../lib/errors.js';
 import { fetchUrl } from '../../network/fetch.js';
-import { htmlToMarkdown } from '../../network/html-markdown.js';
+import { htmlToReadable } from '../../network/html-markdown.js';
 import { readableBody } from '../../network/content.js';
 
 const MAX_TIMEOUT_MS = 120_000;
@@ -124,9 +124,9 @@ export default defineTool({
     let title: string | undefined;
     let format: 'markdown' | 'text' | 'html' | 'json' = body.kind === 'json' ? 'json' : 'text';
     if (body.kind === 'html' && input.format !== 'html') {
-      const readable = htmlToMarkdown(body.text, fetched.url);
+      const readable = htmlToReadable(body.text, fetched.url, input.format);
       title = readable.title;
-      content = input.format === 'text' ? readable.text : readable.markdown;
+      content = readable.content;
       format = input.format;
     } else if (body.kind === 'html') format = 'html';
     const cap = ctx.limits.outputMaxBytes;
