@@ -5,7 +5,7 @@
 // time_total, p50 difference, goal ≤ 2 ms); and web_fetch of a 200 KB HTML page as Markdown (p50 of
 // the whole call, goal ≤ 100 ms). Needs root, bwrap and iproute2.
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { callTool, fmt, percentile, startServer } from './lib.js';
@@ -31,7 +31,10 @@ writeFileSync(
 );
 const server = await startServer({ TOOLGATE_CONFIG: config, TOOLGATE_SANDBOX: 'bwrap' });
 try {
-  const session = await server.session({ profile: 'full' });
+  const session = await server.session({
+    profile: 'full',
+    files: { 'ca.pem': readFileSync(net.caPem, 'utf8') },
+  });
   const inSession = async (command: string) =>
     String(
       (await callTool(server.url, session, 'run_command', { command, timeout_ms: 600_000 })).data.stdout,
@@ -42,6 +45,9 @@ try {
   // Interleaved, so a busy moment of the machine hits both sides alike.
   const proxied: number[] = [];
   const direct: number[] = [];
+  // HTTPS too: the common case (package registries), a CONNECT tunnel the proxy copies as bytes.
+  const proxiedTls: number[] = [];
+  const directTls: number[] = [];
   // The proxy runs in this process: its CPU time per proxied MB does not depend on how busy the machine is.
   let proxyCpuMs = 0;
   for (let i = 0; i < DOWNLOADS; i++) {
@@ -62,6 +68,31 @@ try {
           '-w',
           '%{speed_download}',
           `http://${net.address}${big}`,
+        ]),
+      ),
+    );
+    proxiedTls.push(
+      Number(
+        await inSession(
+          `curl -sS --cacert /workspace/ca.pem -o /dev/null -w '%{speed_download}' 'https://allowed.test${big}'`,
+        ),
+      ),
+    );
+    directTls.push(
+      Number(
+        onHost([
+          '-sS',
+          '--noproxy',
+          '*',
+          '--cacert',
+          net.caPem,
+          '--resolve',
+          `allowed.test:443:${net.address}`,
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{speed_download}',
+          `https://allowed.test${big}`,
         ]),
       ),
     );
@@ -95,6 +126,9 @@ try {
   console.log(`  through the proxy (curl in a session): ${speed(p50(proxied))}`);
   console.log(`  direct (curl on the host)            : ${speed(p50(direct))}`);
   console.log(`  ratio ${fmt(ratio)} (goal >= 0.8)`);
+  console.log(
+    `  https (a CONNECT tunnel): ${speed(p50(proxiedTls))} vs ${speed(p50(directTls))}, ratio ${fmt(p50(proxiedTls) / p50(directTls))}`,
+  );
   console.log(
     `  the service process's CPU (the proxy, and the call around it): ${fmt(proxyCpuMs / ((DOWNLOADS * DOWNLOAD_BYTES) / MB))} ms per MB`,
   );
