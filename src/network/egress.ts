@@ -44,6 +44,8 @@ export class Egress {
   private readonly rules: AddressRules;
   private readonly resolver: Resolver;
   private readonly servers = new Set<Server>();
+  /** The sockets directory, emptied once of what a crashed run left (before the first socket is made). */
+  private prepared: Promise<unknown> | undefined;
 
   constructor(private readonly options: EgressOptions) {
     this.rules = new AddressRules(options.openRanges);
@@ -65,7 +67,11 @@ export class Egress {
     policy: NetworkPolicy,
     openRanges: readonly string[] = [],
   ): Promise<EgressSocket> {
-    await mkdir(this.options.socketsDir, { recursive: true, mode: 0o700 });
+    const dir = this.options.socketsDir;
+    this.prepared ??= rm(dir, { recursive: true, force: true }).then(() =>
+      mkdir(dir, { recursive: true, mode: 0o700 }),
+    );
+    await this.prepared;
     // A random part: a session's own runtime and a one-shot runtime (a clone) may run at once.
     const socketPath = path.join(
       this.options.socketsDir,
