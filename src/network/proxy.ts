@@ -111,25 +111,26 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
     upstream.setTimeout(deps.connectTimeoutMs, () =>
       upstream.destroy(new Error(`no answer within ${deps.connectTimeoutMs} ms`)),
     );
-    upstream.once('error', (err) =>
-      rawAnswer(client, '502 Bad Gateway', `toolgate egress: ${target.host}: ${err.message}\n`),
-    );
+    const base = { sessionId: deps.sessionId, host: target.host, port: target.port, via: 'connect' as const };
+    // Allowed but not reached: still one audited connection, with why.
+    const failed = (err: Error) => {
+      deps.connections
+        .open({ ...base, address: admitted.address }, () => undefined)
+        .end(`not reached: ${err.message}`);
+      rawAnswer(client, '502 Bad Gateway', `toolgate egress: ${target.host}: ${err.message}\n`);
+    };
+    upstream.once('error', failed);
+    // The client gave up while the connection was being made.
+    const abandon = () => upstream.destroy();
+    client.once('close', abandon);
     upstream.once('connect', () => {
       upstream.setTimeout(0);
-      upstream.removeAllListeners('error');
-      const connection = deps.connections.open(
-        {
-          sessionId: deps.sessionId,
-          host: target.host,
-          port: target.port,
-          address: admitted.address,
-          via: 'connect',
-        },
-        () => {
-          client.destroy();
-          upstream.destroy();
-        },
-      );
+      upstream.off('error', failed);
+      client.off('close', abandon);
+      const connection = deps.connections.open({ ...base, address: admitted.address }, () => {
+        client.destroy();
+        upstream.destroy();
+      });
       // A TLS client naming another server than the one it asked to reach is cut off: the CONNECT host
       // is what the policy checked. Server-first protocols (SSH) flow at once; only the client's first
       // chunk is looked at.
@@ -187,11 +188,12 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     req.pipe(upstream);
     upstream.on('timeout', () => upstream.destroy(new Error(`no answer within ${deps.connectTimeoutMs} ms`)));
     upstream.on('error', (err) => {
-      if (!res.headersSent) {
+      const answered = res.headersSent;
+      if (!answered) {
         res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
         res.end(`toolgate egress: ${host}: ${err.message}\n`);
       } else res.destroy();
-      connection.end();
+      connection.end(`${answered ? 'cut' : 'not reached'}: ${err.message}`);
     });
     upstream.on('response', (answer) => {
       upstream.setTimeout(0);

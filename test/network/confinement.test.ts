@@ -188,6 +188,17 @@ describe.skipIf(skip !== undefined)('a networked session is confined to its egre
     expect(rows.map((row) => row.inputSummary).join('\n')).toContain('TLS server name denied.test differs');
   });
 
+  it('answers 502 for an allowed destination that does not answer, and audits it', async () => {
+    for (const extra of ['', '--proxytunnel']) {
+      const res = await curl(allow, 'http://allowed.test:81/hello', extra);
+      expect(res.stdout).toMatch(/toolgate egress: allowed\.test: connect ECONNREFUSED|502/);
+    }
+    const rows = (await networkRows(allow)).map((row) => JSON.parse(row.inputSummary));
+    const unreached = rows.filter((row) => row.port === 81);
+    expect(unreached.map((row) => row.via).sort()).toEqual(['connect', 'http']);
+    for (const row of unreached) expect(row.reason).toMatch(/^not reached: connect ECONNREFUSED/);
+  });
+
   it('has no route for a direct connection to an allowed address', async () => {
     const res = await run(
       allow,
