@@ -207,6 +207,18 @@ export function render(container, [id]) {
             ? 'refused'
             : 'error';
       upsert(data.callId, { tool: data.tool, errorCode: data.error?.code, status });
+    } else if (event === 'network_connection') {
+      // One egress connection of the session's commands or web_fetch, as its audit row shows it.
+      const { host, port, address, via, decision, reason, bytesUp, bytesDown } = data;
+      upsert(data.callId, {
+        tool: 'network',
+        time: new Date(data.startedAt).toISOString(),
+        inputSummary: JSON.stringify({ host, port, address, via, decision, reason, bytesUp, bytesDown }),
+        status: decision === 'denied' ? 'refused' : 'success',
+        errorCode: decision === 'denied' ? 'EGRESS_DENIED' : undefined,
+        durationMs: data.durationMs,
+        caller: 'session',
+      });
     } else if (event === 'tool_call_end') {
       const call = calls.get(data.callId);
       upsert(data.callId, {

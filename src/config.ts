@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { CapabilitiesSchema } from './lib/capabilities.js';
+import { isCidr, parseAllowEntry } from './lib/net-patterns.js';
 
 const PermissionSchema = Type.Union([
   Type.Literal('read'),
@@ -32,9 +33,28 @@ export const RateLimitsSchema = Type.Record(
 );
 export type RateLimits = Static<typeof RateLimitsSchema>;
 
+/**
+ * A session's egress policy: `off` (no way out), `allowlist` (only the names, "*.example.com" wildcards
+ * and CIDR ranges in `allow`) or `open` (any public address). Blocked ranges stay blocked in every mode.
+ */
+export const NetworkPolicySchema = Type.Object(
+  {
+    mode: Type.Union([Type.Literal('off'), Type.Literal('allowlist'), Type.Literal('open')]),
+    allow: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 260 }), {
+        maxItems: 500,
+        description: 'Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type NetworkPolicy = Static<typeof NetworkPolicySchema>;
+
 const ProfileSchema = Type.Object(
   {
     permissions: Type.Array(PermissionSchema, { uniqueItems: true }),
+    network: Type.Optional(NetworkPolicySchema),
     categories: Type.Optional(Type.Array(Type.String())),
     excludeTools: Type.Optional(Type.Array(Type.String())),
     /** Tools carrying any of these tags are left out (SynthDev's role exclusions by tag). */
@@ -64,6 +84,11 @@ const LimitsSchema = Type.Object(
     commandMaxTimeoutMs: Type.Integer({ minimum: 100, default: 600_000 }),
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
     workspaceMaxBytes: Type.Integer({ minimum: 0, default: 0, description: '0 = no quota' }),
+    egressBytes: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: "Bytes (up and down) a session's network connections may move in all; 0 = no quota",
+    }),
     uploadMaxBytes: Type.Integer({
       minimum: 1024,
       default: 1024 * 1024 * 1024,
@@ -179,6 +204,24 @@ const GitSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const NetworkSchema = Type.Object(
+  {
+    openRanges: Type.Array(Type.String({ minLength: 1 }), {
+      default: [],
+      description:
+        'CIDR ranges sessions may reach although they are blocked (an internal package mirror); a range opened here is open to every session whose policy allows the destination',
+    }),
+    hostsFile: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'A hosts file (/etc/hosts format) the egress proxy looks names up in before DNS',
+      }),
+    ),
+    connectTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+  },
+  { additionalProperties: false },
+);
+
 /**
  * Which Host and Origin headers the service answers (DNS rebinding): besides its own names. A deployment
  * behind a proxy lists the names the proxy forwards (`tools.example.com`) and the browser origins of its
@@ -278,6 +321,7 @@ export const ConfigFileSchema = Type.Object(
     archive: Type.Optional(Type.Partial(ArchiveSchema, { additionalProperties: false })),
     blobs: Type.Optional(Type.Partial(BlobsSchema, { additionalProperties: false })),
     git: Type.Optional(Type.Partial(GitSchema, { additionalProperties: false })),
+    network: Type.Optional(Type.Partial(NetworkSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
@@ -327,6 +371,8 @@ export interface Config {
   readonly archive: Readonly<Static<typeof ArchiveSchema>>;
   readonly blobs: Readonly<Static<typeof BlobsSchema>>;
   readonly git: Readonly<Static<typeof GitSchema>>;
+  /** The egress proxy: ranges the operator opened, the hosts file it resolves with. */
+  readonly network: Readonly<Static<typeof NetworkSchema>>;
   /** Directory of workspace templates (POST /v1/sessions `template`); undefined: none. */
   readonly templatesDir: string | undefined;
   readonly policy: Readonly<Static<typeof PolicySchema>>;
@@ -450,6 +496,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     archive: Value.Default(ArchiveSchema, { ...(file.archive ?? {}) }) as Static<typeof ArchiveSchema>,
     blobs: Value.Default(BlobsSchema, { ...(file.blobs ?? {}) }) as Static<typeof BlobsSchema>,
     git: Value.Default(GitSchema, { ...(file.git ?? {}) }) as Static<typeof GitSchema>,
+    network: networkConfig(file.network ?? {}),
     templatesDir: env.TOOLGATE_TEMPLATES_DIR ? path.resolve(env.TOOLGATE_TEMPLATES_DIR) : undefined,
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
@@ -465,6 +512,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     ),
   };
   checkMcpServers(config.mcpServers, file.mcpAllowedHosts ?? []);
+  checkProfileNetworks(config.profiles);
   return deepFreeze(config);
 }
 
@@ -491,6 +539,27 @@ function httpConfig(
     ),
     allowedOrigins: [...(file.allowedOrigins ?? []), ...origins].map((origin) => origin.toLowerCase()),
   };
+}
+
+/** The network section with its paths resolved and its ranges checked. */
+function networkConfig(section: Partial<Static<typeof NetworkSchema>>): Static<typeof NetworkSchema> {
+  const network = Value.Default(NetworkSchema, { ...section }) as Static<typeof NetworkSchema>;
+  for (const range of network.openRanges) {
+    if (!isCidr(range)) throw new ConfigError(`network.openRanges: "${range}" is not a CIDR range`);
+  }
+  return network.hostsFile === undefined
+    ? network
+    : { ...network, hostsFile: path.resolve(network.hostsFile) };
+}
+
+/** Every profile's allow-list entries parse (a typo would otherwise silently allow nothing). */
+function checkProfileNetworks(profiles: Readonly<Record<string, ProfileConfig>>): void {
+  for (const [name, profile] of Object.entries(profiles)) {
+    for (const entry of profile.network?.allow ?? []) {
+      const parsed = parseAllowEntry(entry);
+      if (typeof parsed === 'string') throw new ConfigError(`profiles.${name}.network.allow: ${parsed}`);
+    }
+  }
 }
 
 /** Each MCP server has a command or a URL, and a URL only on an allowed host. */

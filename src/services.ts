@@ -54,6 +54,8 @@ import { BUILTIN_TOOLS } from './tools/index.js';
 import { CodeIndex } from './code/code-index.js';
 import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
+import { Egress } from './network/egress.js';
+import { connectionAuditEntry } from './network/audit.js';
 
 export interface Services extends ToolServices {
   /** The database itself: stores are built on it here; tools get their stores, never the handle. */
@@ -194,6 +196,23 @@ export async function createServices(
   folderWatcher?.start(toolFolders);
   const events = new EventHub();
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
+  // Each connection of a session, when it ends or is refused: an audit row, an event, the counters.
+  const egress = new Egress({
+    socketsDir: path.join(config.dataDir, 'egress'),
+    openRanges: config.network.openRanges,
+    ...(config.network.hostsFile !== undefined ? { hostsFile: config.network.hostsFile } : {}),
+    connectTimeoutMs: config.network.connectTimeoutMs,
+    quotaBytes: config.limits.egressBytes,
+    sink: (record) => {
+      const entry = connectionAuditEntry(record);
+      audit.record(entry);
+      // The audit row's id, so a timeline shows the live event and the row as one entry.
+      events.publish(record.sessionId, 'network_connection', { callId: entry.callId, ...record });
+      metrics.egressConnection(record);
+    },
+  });
+  runtimes.egress = (sessionId, policy, openRanges) =>
+    egress.openSessionSocket(sessionId, policy, openRanges);
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -213,6 +232,7 @@ export async function createServices(
     workspaces,
     runner,
     runtimes,
+    egress,
     jobs,
     fileReads,
     history,
@@ -295,6 +315,8 @@ export async function createServices(
     { name: 'history', forgetSession: (id) => history.removeSession(id) },
     { name: 'snapshots', forgetSession: (id) => snapshots.removeSession(id) },
     { name: 'runtimes', forgetSession: (id) => runtimes.remove(id), close: () => runtimes.close() },
+    // After the runtimes: their sockets are closed with them; what is left (web_fetch) goes here.
+    { name: 'egress', forgetSession: (id) => egress.forgetSession(id), close: () => egress.close() },
     { name: 'workspaces', forgetSession: (id) => workspaces.remove(id) },
     {
       name: 'tools',

@@ -9,6 +9,7 @@ import type { KeyedLock } from '../lib/keyed-lock.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { OutputChunk } from '../lib/output-chunk.js';
 import type { RuntimeManager } from '../runtime/manager.js';
+import type { Egress } from '../network/egress.js';
 import type { CommandRunner } from '../runtime/runner/runner.js';
 import type { IoUsage, Workspace } from '../runtime/workspace.js';
 import type { WorkspaceManager } from '../sandbox/workspaces.js';
@@ -26,6 +27,8 @@ export interface ToolServices {
   readonly runner: CommandRunner;
   /** One runtime per live session: the only place workspace I/O and commands happen. */
   readonly runtimes: RuntimeManager;
+  /** The egress proxy and its decisions: the only way to the network (web_fetch goes through it too). */
+  readonly egress: Egress;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
   /** Parsed source files per workspace, for the code and project tools. */

@@ -1,7 +1,9 @@
-// Per-session activity events (tool_call_start, tool_output_chunk, tool_call_end, error) with a bounded
+// Per-session activity events (tool_call_start, tool_output_chunk, tool_call_end, error, and
+// network_connection: one per egress connection of the session, when it ends or is refused) with a bounded
 // replay buffer (by count and by bytes: output chunks can be large), so an SSE client can resume with
 // Last-Event-ID. Only sessions someone has subscribed to (or asked to watch) are buffered.
-export type ActivityEventType = 'tool_call_start' | 'tool_output_chunk' | 'tool_call_end' | 'error';
+export type ActivityEventType =
+  'tool_call_start' | 'tool_output_chunk' | 'tool_call_end' | 'error' | 'network_connection';
 
 export interface ActivityEvent {
   id: number;

@@ -74,6 +74,9 @@ export const ERROR_CODES = {
   ARCHIVE_TOO_LARGE: spec(413, 'user_error'),
   SOURCE_NOT_ALLOWED: spec(403, 'security_error'),
   SOURCE_FAILED: spec(422, 'user_error'),
+  // the network (web_fetch; commands get the egress proxy's 403 instead)
+  EGRESS_DENIED: spec(403, 'security_error'),
+  FETCH_FAILED: spec(422, 'user_error'),
   // the service
   TIMEOUT: spec(504, 'timeout'),
   SANDBOX_UNAVAILABLE: spec(503, 'system_error'),

@@ -41,6 +41,8 @@ export class Metrics {
   private readonly durations: Histogram<'tool' | 'category'>;
   private readonly rateLimited: Counter<'tool' | 'category'>;
   private readonly sources = new Map<string, GaugeSource>();
+  private readonly egressConnections: Counter<'decision' | 'via'>;
+  private readonly egressBytes: Counter<'direction'>;
   /** Label-bound children, so a call costs no label hashing: a handful of tools × outcomes. */
   private readonly children = new Map<
     string,
@@ -69,6 +71,18 @@ export class Metrics {
       name: 'toolgate_rate_limit_rejections_total',
       help: 'Calls refused with 429 by a rate limit',
       labelNames: ['tool', 'category'],
+      registers: [this.registry],
+    });
+    this.egressConnections = new Counter({
+      name: 'toolgate_egress_connections_total',
+      help: 'Egress connections of sessions by decision (allowed, denied) and way (connect, http, web_fetch)',
+      labelNames: ['decision', 'via'],
+      registers: [this.registry],
+    });
+    this.egressBytes = new Counter({
+      name: 'toolgate_egress_bytes_total',
+      help: 'Bytes moved by sessions through the egress proxy, by direction (up: sent, down: received)',
+      labelNames: ['direction'],
       registers: [this.registry],
     });
     this.gaugeFromSource('toolgate_active_sessions', 'Sessions that have not expired');
@@ -172,6 +186,18 @@ export class Metrics {
    */
   setSource(name: 'toolgate_active_sessions' | 'toolgate_running_jobs', source: GaugeSource): void {
     this.sources.set(name, source);
+  }
+
+  /** One egress connection ended (or was refused). */
+  egressConnection(info: {
+    decision: 'allowed' | 'denied';
+    via: string;
+    bytesUp: number;
+    bytesDown: number;
+  }): void {
+    this.egressConnections.inc({ decision: info.decision, via: info.via });
+    if (info.bytesUp > 0) this.egressBytes.inc({ direction: 'up' }, info.bytesUp);
+    if (info.bytesDown > 0) this.egressBytes.inc({ direction: 'down' }, info.bytesDown);
   }
 
   callEnded(info: CallEndMetric): void {

@@ -44,7 +44,8 @@ export default async function eventRoutes(app: FastifyInstance): Promise<void> {
         summary: 'Activity stream of a session (Server-Sent Events)',
         description:
           'Events: tool_call_start (with the caller and the redacted input summary), tool_output_chunk, ' +
-          'tool_call_end, error; each with an id. ' +
+          'tool_call_end, error, network_connection (one per egress connection when it ends or is refused: ' +
+          'host, port, address, via, decision, reason, bytesUp, bytesDown, durationMs); each with an id. ' +
           'Reconnect with Last-Event-ID to receive the events missed since (from a bounded buffer).',
         params: SessionIdParams,
         querystring: Query,

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { RateLimitsSchema } from '../config.js';
+import { NetworkPolicySchema, RateLimitsSchema } from '../config.js';
 import { isToolgateError, toolgateError } from '../lib/errors.js';
 import { sessionPolicy } from '../policies/permissions/session-policy.js';
 import { toolAccess } from '../policies/permissions/permissions.js';
@@ -54,6 +54,13 @@ const CreateSessionBody = Type.Object(
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form, returned as given' }),
     ),
+    network: Type.Optional(
+      Type.Object(NetworkPolicySchema.properties, {
+        additionalProperties: false,
+        description:
+          "Narrows the profile's egress policy (a stricter mode, or allow-list entries within the profile's); never widens it",
+      }),
+    ),
     ...SessionSourceFields,
   },
   { additionalProperties: false },
@@ -68,6 +75,10 @@ export const SessionView = Type.Object({
   rateLimits: RateLimitsSchema,
   approval: Type.Array(Type.String()),
   metadata: Type.Record(Type.String(), Type.Unknown()),
+  network: Type.Object(NetworkPolicySchema.properties, {
+    additionalProperties: false,
+    description: 'Where its commands and web_fetch may connect, through the egress proxy',
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   expiresAt: Type.String({ format: 'date-time' }),
 });
@@ -143,6 +154,7 @@ export function sessionView(session: SessionRecord, registry: ToolRegistry): Sta
     rateLimits: session.rateLimits,
     approval: session.approval,
     metadata: session.metadata,
+    network: session.network,
     createdAt: new Date(session.createdAt).toISOString(),
     expiresAt: new Date(session.expiresAt).toISOString(),
   };

@@ -5,7 +5,15 @@ import type { ToolLogger } from '../lib/logger.js';
 import type { Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
 import type { OverlayMount, RuntimeBackend } from './backends/types.js';
-import { SessionRuntime } from './session-runtime.js';
+import { SessionRuntime, type EgressLease } from './session-runtime.js';
+import type { NetworkPolicy } from '../config.js';
+
+/** Opens a session's egress socket under a policy (network/egress.ts), for its runtime's lifetime. */
+export type EgressProvider = (
+  sessionId: string,
+  policy: NetworkPolicy,
+  openRanges: readonly string[],
+) => Promise<EgressLease>;
 
 export interface RuntimeCounters {
   live: number;
@@ -36,14 +44,29 @@ export class RuntimeManager {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly counters = { starts: 0, restarts: 0, crashes: 0, coldStartsMs: [] as number[] };
   private closing = false;
+  /** Set once the egress proxy exists (it needs the stores made after the runtimes); unset: no network. */
+  egress: EgressProvider | undefined;
 
   constructor(
     readonly backend: RuntimeBackend,
     private readonly options: RuntimeManagerOptions,
   ) {}
 
-  /** The session's runtime handle (not started until used). */
-  for(session: { id: string; permissions: readonly string[] }): SessionRuntime {
+  /** How a runtime reaches out: through an egress socket under the policy, or not at all. */
+  private egressOpener(
+    sessionId: string,
+    policy: NetworkPolicy | undefined,
+    openRanges: readonly string[] = [],
+  ) {
+    if (policy === undefined || policy.mode === 'off') return undefined;
+    return () => {
+      if (!this.egress) return Promise.resolve(undefined);
+      return this.egress(sessionId, policy, openRanges);
+    };
+  }
+
+  /** The session's runtime handle (not started until used); its network is the session's policy. */
+  for(session: { id: string; network?: NetworkPolicy }): SessionRuntime {
     let runtime = this.runtimes.get(session.id);
     if (runtime) return runtime;
     if (!SESSION_ID.test(session.id)) throw new Error(`invalid session id for a runtime: ${session.id}`);
@@ -51,7 +74,7 @@ export class RuntimeManager {
     runtime = new SessionRuntime(
       session.id,
       path.join(this.options.workspacesDir, session.id),
-      session.permissions.includes('network'),
+      this.egressOpener(session.id, session.network),
       this.backend,
       {
         idleMs: this.options.idleMs,
@@ -87,11 +110,12 @@ export class RuntimeManager {
 
   /**
    * A separate runtime over the session's workspace for one step that needs more than the session's own
-   * (network, a read-only host directory), e.g. cloning its source; it is stopped when `work` ends.
+   * (a network policy of its own, a read-only host directory), e.g. cloning its source; it is stopped
+   * when `work` ends.
    */
   async oneShot<T>(
     session: { id: string },
-    options: { network: boolean; readOnlyPaths?: readonly string[] },
+    options: { network?: NetworkPolicy; openRanges?: readonly string[]; readOnlyPaths?: readonly string[] },
     work: (runtime: SessionRuntime) => Promise<T>,
   ): Promise<T> {
     if (!SESSION_ID.test(session.id)) throw new Error(`invalid session id for a runtime: ${session.id}`);
@@ -99,7 +123,7 @@ export class RuntimeManager {
     const runtime = new SessionRuntime(
       session.id,
       path.join(this.options.workspacesDir, session.id),
-      options.network,
+      this.egressOpener(session.id, options.network, options.openRanges),
       this.backend,
       {
         idleMs: this.options.idleMs,

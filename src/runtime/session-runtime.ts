@@ -40,6 +40,14 @@ export interface RuntimeEvents {
   stderr(sessionId: string, line: string): void;
 }
 
+/** A session's way out while its runtime lives (network/egress.ts): opened at each start, closed at its end. */
+export interface EgressLease {
+  readonly socketPath: string;
+  close(): Promise<void>;
+}
+/** Opens the session's egress socket; undefined: the session has no network. */
+export type EgressOpener = () => Promise<EgressLease | undefined>;
+
 export interface RuntimeOptions {
   /** Workspace quota in bytes (0: none). */
   readonly quotaBytes: number;
@@ -89,7 +97,7 @@ export class SessionRuntime {
   constructor(
     readonly sessionId: string,
     private readonly workspaceRoot: string,
-    private readonly network: boolean,
+    private readonly egress: EgressOpener | undefined,
     private readonly backend: RuntimeBackend,
     private readonly options: RuntimeOptions,
     private readonly events: RuntimeEvents,
@@ -123,16 +131,24 @@ export class SessionRuntime {
   private async launch(): Promise<RuntimeConnection> {
     const began = performance.now();
     this.stoppedOnPurpose = false;
-    const child = this.backend.start({
-      sessionId: this.sessionId,
-      workspaceRoot: this.workspaceRoot,
-      network: this.network,
-      quotaBytes: this.options.quotaBytes,
-      readOnlyPaths: this.options.readOnlyPaths ?? [],
-      overlay: this.options.overlay?.(),
-    });
+    const egress = await this.egress?.();
+    let child;
+    try {
+      child = this.backend.start({
+        sessionId: this.sessionId,
+        workspaceRoot: this.workspaceRoot,
+        ...(egress ? { egressSocket: egress.socketPath } : {}),
+        quotaBytes: this.options.quotaBytes,
+        readOnlyPaths: this.options.readOnlyPaths ?? [],
+        overlay: this.options.overlay?.(),
+      });
+    } catch (err) {
+      await egress?.close();
+      throw err;
+    }
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {
+      void egress?.close();
       // Commands die with their runtime: the pid namespace sees to it with bwrap; unisolated, their
       // process groups and cgroups are killed here.
       for (const kill of this.commandKillers) kill();

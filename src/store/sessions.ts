@@ -1,6 +1,6 @@
 // Session rows: policy chosen at creation, token stored only as a SHA-256 hash, expiry.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Permission, RateLimits } from '../config.js';
+import type { NetworkPolicy, Permission, RateLimits } from '../config.js';
 import type { Db, Migration } from './db.js';
 
 export const sessionMigrations: Migration[] = [
@@ -31,7 +31,18 @@ export const sessionMigrations: Migration[] = [
       CREATE INDEX sessions_last_used ON sessions (COALESCE(last_used_at, created_at));
     `,
   },
+  {
+    // The egress policy (JSON); NULL in rows made before it existed: see networkOf.
+    name: 'sessions_0003_network',
+    sql: 'ALTER TABLE sessions ADD COLUMN network TEXT;',
+  },
 ];
+
+/** A session without a stored policy: open when it has the network permission (what it meant then). */
+const networkOf = (
+  stored: NetworkPolicy | null | undefined,
+  permissions: readonly Permission[],
+): NetworkPolicy => stored ?? (permissions.includes('network') ? { mode: 'open' } : { mode: 'off' });
 
 export interface SessionRecord {
   id: string;
@@ -44,11 +55,14 @@ export interface SessionRecord {
   /** Tool or category names whose calls wait for an admin's approval. */
   approval: string[];
   metadata: Record<string, unknown>;
+  /** Where its network may go (network/policy.ts); `off` without the network permission. */
+  network: NetworkPolicy;
   createdAt: number;
   expiresAt: number;
 }
 
-export type NewSession = Omit<SessionRecord, 'id' | 'createdAt'>;
+/** `network` left out: derived from the permissions. */
+export type NewSession = Omit<SessionRecord, 'id' | 'createdAt' | 'network'> & { network?: NetworkPolicy };
 
 interface SessionRow {
   id: string;
@@ -59,6 +73,7 @@ interface SessionRow {
   rate_limits: string;
   approval: string;
   metadata: string;
+  network: string | null;
   created_at: number;
   expires_at: number;
   last_used_at: number | null;
@@ -81,6 +96,10 @@ const fromRow = (row: SessionRow): SessionRecord => ({
   rateLimits: JSON.parse(row.rate_limits),
   approval: JSON.parse(row.approval),
   metadata: JSON.parse(row.metadata),
+  network: networkOf(
+    row.network === null ? null : (JSON.parse(row.network) as NetworkPolicy),
+    JSON.parse(row.permissions),
+  ),
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
@@ -116,9 +135,9 @@ export class SessionStore {
     this.markUsed = db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?');
     this.insert = db.prepare(
       `INSERT INTO sessions (id, token_hash, profile, permissions, categories, exclude_tools, rate_limits, approval,
-         metadata, created_at, expires_at)
+         metadata, network, created_at, expires_at)
        VALUES (@id, @token_hash, @profile, @permissions, @categories, @exclude_tools, @rate_limits, @approval,
-         @metadata, @created_at, @expires_at)`,
+         @metadata, @network, @created_at, @expires_at)`,
     );
     this.byId = db.prepare(`SELECT * FROM sessions WHERE id = @id AND ${LIVE}`);
     this.byTokenHash = db.prepare(`SELECT * FROM sessions WHERE token_hash = @hash AND ${LIVE}`);
@@ -136,6 +155,7 @@ export class SessionStore {
   create(input: NewSession, now = Date.now()): { session: SessionRecord; token: string } {
     const session: SessionRecord = {
       ...input,
+      network: networkOf(input.network, input.permissions),
       id: `ses_${randomBytes(12).toString('base64url')}`,
       createdAt: now,
     };
@@ -150,6 +170,7 @@ export class SessionStore {
       rate_limits: JSON.stringify(session.rateLimits),
       approval: JSON.stringify(session.approval),
       metadata: JSON.stringify(session.metadata),
+      network: JSON.stringify(session.network),
       created_at: session.createdAt,
       expires_at: session.expiresAt,
     });

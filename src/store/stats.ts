@@ -53,7 +53,7 @@ export interface TimelineBucket {
 }
 
 /** Entry points of rows that are audited but are no session's calls: operator switches and reads. */
-const NOT_CALLS = new Set(['admin', 'operator']);
+const NOT_CALLS = new Set(['admin', 'operator', 'network']);
 
 /**
  * 1 when an audit row's call is parked and waits now: its approval is still pending and not past its
@@ -146,7 +146,7 @@ export class StatsStore {
       waiting: number | null;
     }>;
     for (const row of rows) {
-      // Operator actions (enable/disable) and reads are audited but are not the sessions' calls.
+      // Operator actions (enable/disable), operator reads and egress connections are audited but are not calls.
       if (NOT_CALLS.has(row.entry_point)) continue;
       // A parked call that was decided counts by its final row, not as parked.
       if (row.status === 'pending' && row.waiting !== 1) continue;
@@ -190,7 +190,7 @@ export class StatsStore {
         // Numbers are bound as REAL, so the division is floored explicitly.
         `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
            COUNT(*) AS count
-         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator')
+         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator', 'network')
            AND (status != 'pending' OR ${WAITING} = 1)
          GROUP BY slot, status, rate_limited`,
       )

@@ -35,6 +35,7 @@ import workspace_changes from './workspace/workspace_changes.js';
 import checkpoint_create from './workspace/checkpoint_create.js';
 import checkpoint_list from './workspace/checkpoint_list.js';
 import checkpoint_restore from './workspace/checkpoint_restore.js';
+import web_fetch from './web/web_fetch.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -72,4 +73,5 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   checkpoint_create,
   checkpoint_list,
   checkpoint_restore,
+  web_fetch,
 ];

@@ -11,6 +11,7 @@ import type { RuntimeManager } from '../runtime/manager.js';
 import type { BlobStore } from '../store/blobs.js';
 import { Workspace } from '../runtime/workspace.js';
 import type { SessionRecord } from '../store/sessions.js';
+import { parseAllowEntry } from '../lib/net-patterns.js';
 import { checkGitUrl } from './git-source.js';
 import { feedAndFinish } from './runtime-streams.js';
 
@@ -108,16 +109,26 @@ export async function applySource(
 ): Promise<void> {
   if (source.kind === 'git') {
     // The session's own runtime has no network (unless its profile gives it); the clone gets a runtime
-    // of its own, with the network or the local repository, stopped as soon as the clone is done.
-    await services.runtimes.oneShot(
-      session,
-      { network: true, readOnlyPaths: source.readOnlyPaths },
-      (runtime) =>
-        runtime.call('gitClone', {
-          url: source.url,
-          ...(source.ref ? { ref: source.ref } : {}),
-          timeoutMs: services.config.git.timeoutSeconds * 1000,
-        }),
+    // of its own, with the local repository or a network that reaches the repository's host only
+    // (through the egress proxy, like any session's), stopped as soon as the clone is done. An address
+    // the operator listed in git.allowedHosts is opened for the clone even in a blocked range (a git
+    // server on the host's loopback); a name still must not resolve into one.
+    const url = new URL(source.url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const entry = parseAllowEntry(host);
+    const network =
+      url.protocol === 'file:'
+        ? {}
+        : {
+            network: { mode: 'allowlist' as const, allow: [host] },
+            openRanges: typeof entry !== 'string' && entry.kind === 'range' ? [entry.cidr] : [],
+          };
+    await services.runtimes.oneShot(session, { ...network, readOnlyPaths: source.readOnlyPaths }, (runtime) =>
+      runtime.call('gitClone', {
+        url: source.url,
+        ...(source.ref ? { ref: source.ref } : {}),
+        timeoutMs: services.config.git.timeoutSeconds * 1000,
+      }),
     );
     return;
   }

@@ -443,7 +443,7 @@ export interface paths {
         put?: never;
         /**
          * Run a shell command (bash -c) in the workspace and return its exit code, stdout and stderr
-         * @description Run a shell command (bash -c) in the workspace and return its exit code, stdout and stderr. The command runs in a sandbox: no network, only the workspace is writable (it is the current directory), limits on CPU, memory, processes and file size. timeout_ms (default 120000, max 600000) kills it with everything it started. Long output keeps its head and tail; job_output reads the rest. For servers or long builds use background: true (or background_after_ms) and then job_output, job_wait, job_input, job_kill.
+         * @description Run a shell command (bash -c) in the workspace and return its exit code, stdout and stderr. The command runs in a sandbox: only the workspace is writable (it is the current directory); the network, when the session has it, only through an egress proxy (HTTP_PROXY etc. are set; refusals are a 403 naming the rule); limits on CPU, memory, processes and file size. timeout_ms (default 120000, max 600000) kills it with everything it started. Long output keeps its head and tail; job_output reads the rest. For servers or long builds use background: true (or background_after_ms) and then job_output, job_wait, job_input, job_kill.
          */
         post: operations["call_run_command"];
         delete?: never;
@@ -872,6 +872,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tools/web_fetch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * GET a URL through the session's egress policy and return it readable: an HTML page as Markdown (its main content; format 'text' or 'html' for the others), text and JSON as they are
+         * @description GET a URL through the session's egress policy and return it readable: an HTML page as Markdown (its main content; format 'text' or 'html' for the others), text and JSON as they are. Redirects are followed, each hop checked against the policy; private, loopback and link-local addresses are never reached (403 EGRESS_DENIED names the rule). Binary content needs save_as (a workspace path). Bodies over max_bytes are cut and marked truncated.
+         */
+        post: operations["call_web_fetch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tools/{name}/validate": {
         parameters: {
             query?: never;
@@ -1129,7 +1149,7 @@ export interface paths {
         };
         /**
          * Activity stream of a session (Server-Sent Events)
-         * @description Events: tool_call_start (with the caller and the redacted input summary), tool_output_chunk, tool_call_end, error; each with an id. Reconnect with Last-Event-ID to receive the events missed since (from a bounded buffer).
+         * @description Events: tool_call_start (with the caller and the redacted input summary), tool_output_chunk, tool_call_end, error, network_connection (one per egress connection when it ends or is refused: host, port, address, via, decision, reason, bytesUp, bytesDown, durationMs); each with an id. Reconnect with Last-Event-ID to receive the events missed since (from a bounded buffer).
          */
         get: operations["sessionEvents"];
         put?: never;
@@ -1553,6 +1573,12 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
+                            /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                            network: {
+                                mode: "off" | "allowlist" | "open";
+                                /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                                allow?: string[];
+                            };
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1676,6 +1702,12 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description Narrows the profile's egress policy (a stricter mode, or allow-list entries within the profile's); never widens it */
+                    network?: {
+                        mode: "off" | "allowlist" | "open";
+                        /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                        allow?: string[];
+                    };
                     /** @description A blob id from POST /v1/blobs: a tar, tar.gz or zip to extract */
                     archive?: string;
                     /** @description A small tar, tar.gz or zip, base64-encoded, to extract */
@@ -1718,6 +1750,12 @@ export interface operations {
                         approval: string[];
                         metadata: {
                             [key: string]: unknown;
+                        };
+                        /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                        network: {
+                            mode: "off" | "allowlist" | "open";
+                            /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                            allow?: string[];
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -1866,6 +1904,12 @@ export interface operations {
                         approval: string[];
                         metadata: {
                             [key: string]: unknown;
+                        };
+                        /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                        network: {
+                            mode: "off" | "allowlist" | "open";
+                            /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                            allow?: string[];
                         };
                         /** Format: date-time */
                         createdAt: string;
@@ -10557,6 +10601,233 @@ export interface operations {
             };
         };
     };
+    call_web_fetch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The http:// or https:// URL to GET */
+                    url: string;
+                    /**
+                     * @description How an HTML page is returned: its main content as Markdown (default), plain text, or raw HTML
+                     * @default markdown
+                     */
+                    format?: "markdown" | "text" | "html";
+                    /**
+                     * @description Download at most this many bytes; longer bodies are cut (and marked truncated)
+                     * @default 5242880
+                     */
+                    max_bytes?: number;
+                    /**
+                     * @description Give up after this long, redirects included
+                     * @default 30000
+                     */
+                    timeout_ms?: number;
+                    /** @description Write the body to this workspace file instead of returning it (needed for binary content) */
+                    save_as?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            /** @description The final URL, after redirects */
+                            url: string;
+                            /** @description The server's HTTP status */
+                            status: number;
+                            contentType: string;
+                            format: "markdown" | "text" | "html" | "json" | "saved";
+                            title?: string;
+                            /** @description The readable body (empty when saved) */
+                            content: string;
+                            /** @description Bytes downloaded */
+                            bytes: number;
+                            /** @description The body or the returned content was cut at a limit */
+                            truncated: boolean;
+                            /** @description URLs that redirected, in order */
+                            redirects: string[];
+                            /** @description The workspace file written (save_as) */
+                            savedTo?: string;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     validateToolCall: {
         parameters: {
             query?: never;
@@ -13701,6 +13972,12 @@ export interface operations {
                         approval: string[];
                         metadata: {
                             [key: string]: unknown;
+                        };
+                        /** @description Where its commands and web_fetch may connect, through the egress proxy */
+                        network: {
+                            mode: "off" | "allowlist" | "open";
+                            /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
+                            allow?: string[];
                         };
                         /** Format: date-time */
                         createdAt: string;

@@ -11,7 +11,7 @@ export function workspaceAt(root: string): { workspace: Workspace; close(): Prom
   const runtime = new SessionRuntime(
     'unit-test',
     root,
-    false,
+    undefined,
     backend,
     { idleMs: 60_000, hangMs: 10_000, quotaBytes: 0 },
     { started: () => undefined, crashed: () => undefined, stderr: () => undefined },

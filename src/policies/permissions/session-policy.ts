@@ -1,6 +1,7 @@
 // Turns an admin's session request into the policy stored with the session: profile → permissions,
 // category allow-list, excluded tools (by name, or `tag:<tag>`), approvals and lifetime — refusing unknown names field by field.
-import type { Config, RateLimits } from '../../config.js';
+import type { Config, NetworkPolicy, RateLimits } from '../../config.js';
+import { narrowPolicy, profileNetwork } from '../../network/policy.js';
 import type { NewSession } from '../../store/sessions.js';
 import { toolgateError } from '../../lib/errors.js';
 import type { ToolRegistry } from '../../contract/registry.js';
@@ -17,6 +18,8 @@ export interface SessionPolicyRequest {
   approval?: string[];
   ttlSeconds?: number;
   metadata?: Record<string, unknown>;
+  /** Narrows the profile's egress policy; never widens it. */
+  network?: NetworkPolicy;
 }
 
 const invalid = (message: string, field: string, problem: string, expected?: string) =>
@@ -62,6 +65,10 @@ export function sessionPolicy(
     const max = config.sessions.maxTtlSeconds;
     throw invalid(`ttlSeconds may be at most ${max}`, 'ttlSeconds', `must be <= ${max}`);
   }
+  const network = narrowPolicy(profileNetwork(profile, profile.permissions), request.network);
+  if (typeof network === 'string') {
+    throw invalid(`network: ${network}`, 'network', network, "the profile's policy or a narrower one");
+  }
   const union = (...lists: (readonly string[] | undefined)[]) => [
     ...new Set(lists.flatMap((list) => list ?? [])),
   ];
@@ -77,6 +84,7 @@ export function sessionPolicy(
     rateLimits: request.rateLimits ?? {},
     approval: union(config.approval, profile.approval, request.approval),
     metadata: request.metadata ?? {},
+    network,
     expiresAt: now + ttlSeconds * 1000,
   };
 }

@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../runner/bwrap-args.js';
 import type { RuntimeBackend, RuntimeStart } from './types.js';
 import { findChild, findDescendant } from './host-pids.js';
-import { runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
+import { runtimeEnv, RUNTIME_NODE_FLAGS, SANDBOX_EGRESS_SOCKET } from './env.js';
 import { withOverlay } from './overlay-mount.js';
 
 const NODE = '/toolgate/node';
@@ -38,8 +38,19 @@ export function bwrapRuntimeBackend(
     detail,
     nodePath: NODE,
     start(request: RuntimeStart) {
-      const env = runtimeEnv(SANDBOX_WORKSPACE, layout.shell, layout.prlimit, true, request.quotaBytes);
-      const args = namespaceArgs(layout, request.workspaceRoot, env, { network: request.network });
+      const egress = request.egressSocket !== undefined ? SANDBOX_EGRESS_SOCKET : undefined;
+      const env = runtimeEnv(
+        SANDBOX_WORKSPACE,
+        layout.shell,
+        layout.prlimit,
+        true,
+        request.quotaBytes,
+        egress,
+      );
+      // Its own network namespace always (--unshare-all): loopback only. The egress socket is the way out.
+      const args = namespaceArgs(layout, request.workspaceRoot, env);
+      if (request.egressSocket !== undefined)
+        args.push('--bind', request.egressSocket, SANDBOX_EGRESS_SOCKET);
       // Tool folders and MCP server packages, at their host paths so commands name them alike in both
       // backends; read-only, and after the private /tmp so a folder under /tmp is still seen.
       for (const dir of request.readOnlyPaths) args.push('--ro-bind', dir, dir);

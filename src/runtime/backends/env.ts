@@ -6,6 +6,7 @@ export const runtimeEnv = (
   prlimit: string | undefined,
   processLimit: boolean,
   quotaBytes: number,
+  egressSocket: string | undefined,
 ): Record<string, string> => ({
   PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
   HOME: '/tmp',
@@ -15,7 +16,12 @@ export const runtimeEnv = (
   TOOLGATE_RUNTIME_PRLIMIT: prlimit ?? '',
   TOOLGATE_RUNTIME_PROCESS_LIMIT: processLimit ? '1' : '0',
   TOOLGATE_RUNTIME_QUOTA_BYTES: String(quotaBytes),
+  // The runtime relays 127.0.0.1:<port> to this socket and points its commands' proxy variables there.
+  ...(egressSocket !== undefined ? { TOOLGATE_RUNTIME_EGRESS: egressSocket } : {}),
 });
+
+/** Where the egress socket appears inside a sandbox. */
+export const SANDBOX_EGRESS_SOCKET = '/run/toolgate/egress.sock';
 
 /**
  * Node flags of every runtime process: an idle runtime should cost little memory (many live sessions

@@ -5,8 +5,11 @@ export interface RuntimeStart {
   readonly sessionId: string;
   /** Host path of the session's workspace directory (the root itself; the service never looks inside). */
   readonly workspaceRoot: string;
-  /** The session may use the network (its commands share the host's network namespace). */
-  readonly network: boolean;
+  /**
+   * Host path of the session's egress socket (see network/egress.ts): its only way out. The backend shows
+   * it inside at SANDBOX_EGRESS_SOCKET; undefined: the session has no network at all.
+   */
+  readonly egressSocket?: string;
   /** Workspace quota in bytes (0: none), which the runtime holds commands to. */
   readonly quotaBytes: number;
   /** Host directories to show read-only inside, at the same path (unisolated: visible anyway). */

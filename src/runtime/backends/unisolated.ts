@@ -18,7 +18,16 @@ export function unisolatedRuntimeBackend(
     start(request: RuntimeStart) {
       // Overlay workspaces are only made for the bwrap backend (see sandbox/overlay-workspaces.ts).
       if (request.overlay) throw new Error('the unisolated runtime cannot mount an overlay workspace');
-      const env = runtimeEnv(request.workspaceRoot, shell, prlimit, false, request.quotaBytes);
+      // Nothing confines its network either: the egress socket is offered (proxy variables point at it),
+      // but a command may connect anywhere the host can. Only tools in the service (web_fetch) are held.
+      const env = runtimeEnv(
+        request.workspaceRoot,
+        shell,
+        prlimit,
+        false,
+        request.quotaBytes,
+        request.egressSocket,
+      );
       return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {
         cwd: request.workspaceRoot,
         env,

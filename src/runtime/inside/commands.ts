@@ -21,6 +21,8 @@ export interface CommandSetup {
   /** The workspace quota in bytes (0: none). Commands are held to it (see quota watch below). */
   readonly quotaBytes: number;
   readonly usage: UsageTracker;
+  /** The proxy variables of the sandbox's egress relay (none without the network); the caller's env wins. */
+  readonly proxyEnv: Readonly<Record<string, string>>;
 }
 
 interface Running {
@@ -99,7 +101,7 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
     let killReason: 'quota' | undefined;
     const child = spawn(file, fileArgs, {
       cwd,
-      env: args.env,
+      env: { ...setup.proxyEnv, ...args.env },
       detached: true,
       stdio: args.hold ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe'],
     });

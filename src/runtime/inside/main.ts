@@ -25,6 +25,7 @@ import { SCRATCH_NAME } from './archive-extract.js';
 import { StreamTable } from './streams.js';
 import { transferHandlers } from './transfer.js';
 import { gitHandlers } from './git-clone.js';
+import { startEgressRelay } from './egress-relay.js';
 
 // The protocol owns stdout.
 console.log = console.error;
@@ -35,7 +36,12 @@ const paths = new WorkspacePaths(root);
 const usage = new UsageTracker(root);
 const quotaBytes = Number(process.env.TOOLGATE_RUNTIME_QUOTA_BYTES ?? 0) || 0;
 const streams = new StreamTable();
+// With the network: the relay to the egress socket (started below, before the runtime says it is ready);
+// its proxy variables are filled in then, and every command and clone reads them when it starts.
+const egressSocket = process.env.TOOLGATE_RUNTIME_EGRESS;
+const proxyEnv: Record<string, string> = {};
 const commands = commandHandlers({
+  proxyEnv,
   quotaBytes,
   usage,
   shell: process.env.TOOLGATE_RUNTIME_SHELL ?? '/bin/sh',
@@ -57,7 +63,7 @@ const handlers = new Map<string, AnyHandler>(
     ...treeHandlers,
     ...snapshotHandlers,
     ...transferHandlers(streams),
-    ...gitHandlers,
+    ...gitHandlers(proxyEnv),
   }) as Array<[string, AnyHandler]>,
 );
 
@@ -176,6 +182,14 @@ process.on('SIGTERM', () => {
   process.exit(0);
 });
 // Ready once leftovers are gone (a response to the implicit request 0), so no write of ours races the sweep.
-void removeOrphanedTempFiles(root).finally(() =>
-  send({ t: 'res', id: 0, ok: true, result: { ready: true, pid: process.pid } }),
+const relayStarted = egressSocket
+  ? startEgressRelay(egressSocket).then((relay) => void Object.assign(proxyEnv, relay.env))
+  : Promise.resolve();
+void Promise.all([removeOrphanedTempFiles(root).catch(() => undefined), relayStarted]).then(
+  () => send({ t: 'res', id: 0, ok: true, result: { ready: true, pid: process.pid } }),
+  (err: unknown) => {
+    // Without its relay the session has no network it was promised: fail the start, loudly.
+    console.error('egress relay failed to start', err);
+    process.exit(1);
+  },
 );

@@ -54,7 +54,7 @@ export function bwrapArgs(
   limits: ResourceLimits,
   env: Readonly<Record<string, string>>,
 ): string[] {
-  const args = namespaceArgs(layout, workspaceRoot, env, { network: false });
+  const args = namespaceArgs(layout, workspaceRoot, env);
   args.push('--chdir', cwd === '.' ? SANDBOX_WORKSPACE : path.posix.join(SANDBOX_WORKSPACE, cwd));
   args.push('--', layout.prlimit, ...prlimitArgs(limits, true), layout.shell, '-c', command);
   return args;
@@ -62,17 +62,16 @@ export function bwrapArgs(
 
 /**
  * The namespace every sandboxed process of a session lives in (its runtime and, through it, its
- * commands): the workspace at /workspace, the system read-only, private /tmp, /proc and /dev, and no
- * network unless the session may use it.
+ * commands): the workspace at /workspace, the system read-only, private /tmp, /proc and /dev, and a
+ * network namespace of its own with nothing but loopback. Never the host's network (`--share-net`): a
+ * session with the network reaches out only through its egress socket, bound in by the backend.
  */
 export function namespaceArgs(
   layout: HostLayout,
   workspaceRoot: string,
   env: Readonly<Record<string, string>>,
-  options: { network: boolean },
 ): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session', '--hostname', 'toolgate'];
-  if (options.network) args.push('--share-net');
   // The command's environment is set inside the sandbox only. bwrap itself runs on the host with the
   // service's privileges and a fixed environment: a caller's LD_PRELOAD must never reach it.
   args.push('--clearenv');
@@ -90,7 +89,6 @@ export function namespaceArgs(
   args.push('--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev');
   args.push('--size', String(SHM_BYTES), '--tmpfs', '/dev/shm');
   args.push('--size', String(TMP_BYTES), '--tmpfs', '/tmp');
-  if (options.network) args.push('--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf');
   args.push('--bind', workspaceRoot, SANDBOX_WORKSPACE);
   return args;
 }

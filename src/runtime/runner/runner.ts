@@ -70,7 +70,7 @@ export class CommandRunner {
 }
 
 function bwrapBackend(bwrap: string, layout: HostLayout, detail: string, cgroups?: PidsCgroups): Backend {
-  const fullDetail = `${detail}; every workspace operation and command runs in the session's runtime inside the sandbox; ${processLimitNote(cgroups)}`;
+  const fullDetail = `${detail}; every workspace operation and command runs in the session's runtime inside the sandbox, in a network namespace of its own (loopback only; out only through the egress proxy); ${processLimitNote(cgroups)}`;
   return {
     status: { backend: 'bwrap', isolated: true, available: true, detail: fullDetail },
     runtime: bwrapRuntimeBackend(bwrap, layout, runtimeBundle(), fullDetail),
@@ -86,7 +86,8 @@ const processLimitNote = (cgroups?: PidsCgroups) =>
 function noneBackend(prlimit: string | undefined, cgroups?: PidsCgroups): Backend {
   const detail =
     'TOOLGATE_SANDBOX=none: the session runtime and its commands run UNISOLATED as the service user in the ' +
-    'workspace directory (they can read the host and use the network)' +
+    'workspace directory (they can read the host and reach whatever the host can: the egress policy binds only ' +
+    'web_fetch and programs that honour the proxy variables)' +
     `${prlimit ? '' : '; prlimit is missing, so no resource limits'}; ${processLimitNote(cgroups)}`;
   return {
     status: { backend: 'none', isolated: false, available: true, detail },

@@ -8,7 +8,7 @@ export type SandboxBackend = 'bwrap' | 'none';
 export interface SandboxStatus {
   /** The backend commands run with, or null when execution is disabled. */
   readonly backend: SandboxBackend | null;
-  /** True only for bwrap: commands cannot see the host, the network or other sessions. */
+  /** True only for bwrap: commands cannot see the host, its network or other sessions. */
   readonly isolated: boolean;
   /** False when no backend may be used: the execution category is disabled. */
   readonly available: boolean;

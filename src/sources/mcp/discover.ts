@@ -48,7 +48,7 @@ export async function discoverMcpTools(
     const id = `mcp-discovery-${randomBytes(6).toString('hex')}`;
     await deps.workspaces.create(id);
     try {
-      const runtime = deps.runtimes.for({ id, permissions: [] });
+      const runtime = deps.runtimes.for({ id });
       const client = await connectServer(name, server, runtime, deps.logger);
       try {
         const { tools } = await client.listTools();

@@ -103,8 +103,10 @@ export default defineTool({
   category: 'execution',
   description:
     'Run a shell command (bash -c) in the workspace and return its exit code, stdout and stderr. ' +
-    'The command runs in a sandbox: no network, only the workspace is writable (it is the current ' +
-    'directory), limits on CPU, memory, processes and file size. timeout_ms (default 120000, max 600000) ' +
+    'The command runs in a sandbox: only the workspace is writable (it is the current directory); the ' +
+    'network, when the session has it, only through an egress proxy (HTTP_PROXY etc. are set; refusals ' +
+    'are a 403 naming the rule); limits on CPU, memory, processes and file size. ' +
+    'timeout_ms (default 120000, max 600000) ' +
     'kills it with everything it started. Long output keeps its head and tail; job_output reads the rest. ' +
     'For servers or long builds use background: true (or background_after_ms) and then job_output, job_wait, ' +
     'job_input, job_kill.',

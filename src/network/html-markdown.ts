@@ -1,0 +1,50 @@
+// A fetched HTML page as Markdown a model can read: Readability keeps the article (dropping navigation,
+// ads and footers) on a linkedom document — a DOM without a browser, fast enough for a tool call — and
+// Turndown writes it as Markdown. A page Readability finds no article in is converted whole.
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import TurndownService from 'turndown';
+
+export interface Readable {
+  readonly title: string | undefined;
+  /** The main content as Markdown, or as plain text when asked for. */
+  readonly content: string;
+}
+
+const turndown = (): TurndownService => {
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+  });
+  service.remove(['script', 'style', 'noscript', 'iframe', 'form'] as never);
+  return service;
+};
+
+const tidy = (text: string) =>
+  text
+    .replace(/[ \t]+\n/g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+/** The page's main content (each parse costs: the page is parsed once more only when needed). */
+export function htmlToReadable(html: string, url: string, as: 'markdown' | 'text'): Readable {
+  const { document } = parseHTML(html);
+  const title = document.title?.trim() || undefined;
+  let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
+  try {
+    // Readability resolves relative links against the document's URL; linkedom has none, so a <base>.
+    const base = document.createElement('base');
+    base.setAttribute('href', url);
+    document.head?.prepend(base);
+    article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
+  } catch {
+    article = null;
+  }
+  const fallback = () => parseHTML(html).document.body;
+  const content =
+    as === 'text'
+      ? tidy(article?.textContent ?? fallback()?.textContent ?? '')
+      : tidy(turndown().turndown(article?.content ?? fallback()?.innerHTML ?? html));
+  return { title: article?.title?.trim() || title, content };
+}

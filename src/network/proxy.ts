@@ -1,0 +1,233 @@
+// One session's egress proxy: an HTTP proxy on a Unix socket that only that session's sandbox can reach
+// (the socket is the session's identity; nothing inside holds a credential). It speaks CONNECT (HTTPS
+// and any other TCP protocol, checked by host and, for TLS, by the SNI the client sends) and plain
+// HTTP in absolute form (each request checked by its host, so every redirect hop the client follows
+// is checked again). A refusal is a 403 whose body names the rule, never a silent drop.
+import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Decision } from './decide.js';
+import type { Connection, Connections, Via } from './connections.js';
+import { serverNameOf } from './sni.js';
+
+export interface ProxyDeps {
+  readonly sessionId: string;
+  readonly decide: (host: string, port: number) => Promise<Decision>;
+  readonly connections: Connections;
+  readonly connectTimeoutMs: number;
+}
+
+/** Request headers that concern the hop to the proxy, not the server. */
+const HOP_HEADERS = new Set([
+  'proxy-connection',
+  'proxy-authorization',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+]);
+
+export const refusalText = (host: string, reason: string) => `toolgate egress: ${host} denied: ${reason}\n`;
+
+/** "host:port" or "[v6]:port" of a CONNECT request. */
+function splitAuthority(authority: string): { host: string; port: number } | undefined {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(authority);
+  return match ? { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) } : undefined;
+}
+
+function rawAnswer(socket: Duplex, status: string, body: string): void {
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** Decides, and answers a refusal itself; the connection's accounting when allowed. */
+async function admit(
+  deps: ProxyDeps,
+  host: string,
+  port: number,
+  via: Via,
+): Promise<{ address: string; ok: true } | { ok: false; status: string; body: string }> {
+  const base = { sessionId: deps.sessionId, host, port, via };
+  const quota = deps.connections.refusal(deps.sessionId);
+  const decision = quota
+    ? ({ allowed: false, reason: quota } as const)
+    : await deps.decide(host, port).catch(() => ({ allowed: false, reason: 'the check failed' }) as const);
+  if (!decision.allowed) {
+    deps.connections.denied(base, decision.reason);
+    return { ok: false, status: '403 Forbidden', body: refusalText(host, decision.reason) };
+  }
+  return { ok: true, address: decision.address };
+}
+
+/**
+ * Pipes two sockets both ways, counting; either side's end or error ends both. The client's first chunk
+ * is shown to `firstChunk`, which may refuse it (the tunnel is closed with that reason).
+ */
+function splice(
+  client: Duplex,
+  upstream: net.Socket,
+  connection: Connection,
+  firstChunk: (chunk: Buffer) => string | undefined,
+): void {
+  let first = true;
+  const finish = (reason?: string) => {
+    client.destroy();
+    upstream.destroy();
+    connection.end(reason);
+  };
+  client.on('data', (chunk: Buffer) => {
+    if (first) {
+      first = false;
+      const refused = firstChunk(chunk);
+      if (refused !== undefined) return finish(refused);
+    }
+    if (!connection.count('up', chunk.length)) return;
+    if (!upstream.write(chunk)) client.pause();
+  });
+  upstream.on('data', (chunk: Buffer) => {
+    if (!connection.count('down', chunk.length)) return;
+    if (!client.write(chunk)) upstream.pause();
+  });
+  upstream.on('drain', () => client.resume());
+  client.on('drain', () => upstream.resume());
+  client.on('end', () => upstream.end());
+  upstream.on('end', () => client.end());
+  for (const socket of [client, upstream]) {
+    socket.on('close', () => finish());
+    socket.on('error', () => finish());
+  }
+}
+
+function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, head: Buffer): void {
+  client.on('error', () => undefined);
+  const target = splitAuthority(req.url ?? '');
+  if (!target) return rawAnswer(client, '400 Bad Request', 'toolgate egress: CONNECT needs host:port\n');
+  void (async () => {
+    const admitted = await admit(deps, target.host, target.port, 'connect');
+    if (!admitted.ok) return rawAnswer(client, admitted.status, admitted.body);
+    const upstream = net.connect({ host: admitted.address, port: target.port, noDelay: true });
+    upstream.setTimeout(deps.connectTimeoutMs, () =>
+      upstream.destroy(new Error(`no answer within ${deps.connectTimeoutMs} ms`)),
+    );
+    const base = { sessionId: deps.sessionId, host: target.host, port: target.port, via: 'connect' as const };
+    // Allowed but not reached: still one audited connection, with why.
+    const failed = (err: Error) => {
+      deps.connections
+        .open({ ...base, address: admitted.address }, () => undefined)
+        .end(`not reached: ${err.message}`);
+      rawAnswer(client, '502 Bad Gateway', `toolgate egress: ${target.host}: ${err.message}\n`);
+    };
+    upstream.once('error', failed);
+    // The client gave up while the connection was being made.
+    const abandon = () => upstream.destroy();
+    client.once('close', abandon);
+    upstream.once('connect', () => {
+      upstream.setTimeout(0);
+      upstream.off('error', failed);
+      client.off('close', abandon);
+      const connection = deps.connections.open({ ...base, address: admitted.address }, () => {
+        client.destroy();
+        upstream.destroy();
+      });
+      // A TLS client naming another server than the one it asked to reach is cut off: the CONNECT host
+      // is what the policy checked. Server-first protocols (SSH) flow at once; only the client's first
+      // chunk is looked at.
+      const sniRefusal = (chunk: Buffer) => {
+        const name = serverNameOf(chunk);
+        return name !== undefined && name.toLowerCase() !== target.host.toLowerCase()
+          ? `TLS server name ${name} differs from ${target.host}`
+          : undefined;
+      };
+      splice(client, upstream, connection, sniRefusal);
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) client.unshift(head);
+    });
+  })();
+}
+
+function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const url = URL.canParse(req.url ?? '') ? new URL(req.url!) : undefined;
+  if (!url || url.protocol !== 'http:') {
+    res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
+    res.end('toolgate egress: send absolute http:// URLs here; use CONNECT for https and other protocols\n');
+    return;
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || 80);
+  void (async () => {
+    const admitted = await admit(deps, host, port, 'http');
+    if (!admitted.ok) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(admitted.body);
+      return;
+    }
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (!HOP_HEADERS.has(name) && value !== undefined) headers[name] = value;
+    }
+    const upstream = http.request({
+      host: admitted.address,
+      port,
+      method: req.method,
+      path: `${url.pathname}${url.search}`,
+      headers: { ...headers, host: url.host },
+      setHost: false,
+      agent: false,
+      timeout: deps.connectTimeoutMs,
+    });
+    const connection = deps.connections.open(
+      { sessionId: deps.sessionId, host, port, address: admitted.address, via: 'http' },
+      () => {
+        upstream.destroy();
+        res.destroy();
+      },
+    );
+    req.on('data', (chunk: Buffer) => connection.count('up', chunk.length));
+    req.pipe(upstream);
+    upstream.on('timeout', () => upstream.destroy(new Error(`no answer within ${deps.connectTimeoutMs} ms`)));
+    upstream.on('error', (err) => {
+      const answered = res.headersSent;
+      if (!answered) {
+        res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`toolgate egress: ${host}: ${err.message}\n`);
+      } else res.destroy();
+      connection.end(`${answered ? 'cut' : 'not reached'}: ${err.message}`);
+    });
+    upstream.on('response', (answer) => {
+      upstream.setTimeout(0);
+      const out: http.OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (!HOP_HEADERS.has(name) && value !== undefined) out[name] = value;
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+      answer.on('data', (chunk: Buffer) => {
+        if (connection.count('down', chunk.length) && !res.write(chunk)) answer.pause();
+      });
+      res.on('drain', () => answer.resume());
+      answer.on('end', () => {
+        res.end();
+        connection.end();
+      });
+      answer.on('error', () => {
+        res.destroy();
+        connection.end();
+      });
+    });
+    res.on('close', () => {
+      upstream.destroy();
+      connection.end();
+    });
+  })();
+}
+
+/** The session's proxy server (not yet listening). */
+export function createProxyServer(deps: ProxyDeps): http.Server {
+  const server = http.createServer({ keepAliveTimeout: 5000 }, (req, res) => onRequest(deps, req, res));
+  server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) =>
+    onConnect(deps, req, client, head),
+  );
+  server.on('clientError', (_err, socket) => socket.destroy());
+  return server;
+}

@@ -1,0 +1,41 @@
+// The sandbox's side of the egress proxy: a listener on the sandbox's own loopback (127.0.0.1:<port>)
+// that relays each TCP connection to the session's egress socket, so programs that speak to an HTTP
+// proxy by host and port (curl, pip, npm, git) find one. The proxy variables every command gets point
+// here. There is no other interface in the namespace: a direct connection has nowhere to go.
+import net from 'node:net';
+
+export interface EgressRelay {
+  readonly port: number;
+  /** HTTP_PROXY and friends, upper and lower case: what commands (and git) get. */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export function startEgressRelay(socketPath: string): Promise<EgressRelay> {
+  // Half-open both ways: a client that is done sending (git's proxy program closing its stdin) still
+  // gets the whole answer.
+  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
+    const upstream = net.connect({ path: socketPath, allowHalfOpen: true });
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      const proxy = `http://127.0.0.1:${port}`;
+      const env: Record<string, string> = {};
+      for (const name of ['http_proxy', 'https_proxy', 'all_proxy']) {
+        env[name] = proxy;
+        env[name.toUpperCase()] = proxy;
+      }
+      // The proxy itself must be reached directly; nothing else is local.
+      env.no_proxy = env.NO_PROXY = 'localhost,127.0.0.1,::1';
+      server.unref();
+      resolve({ port, env });
+    });
+  });
+}
