@@ -153,9 +153,13 @@ export async function findDefinitions(
   if (path !== undefined) {
     const file = await indexedFile(ctx, snapshot, path);
     const resolver = new SymbolResolver(snapshot, await moduleResolver(ctx, snapshot));
-    return resolver
+    const seen = resolver
       .resolve(file, name)
       .targets.flatMap((t) => (t.definition ? [locate(t.path, t.definition)] : []));
+    if (seen.length) return seen;
+    // The file defines it as a member (a bare name never resolves to one): that definition is meant.
+    const last = name.split('.').pop()!;
+    return file.definitions.filter((d) => d.name === last).map((d) => locate(file.path, d));
   }
   const [head, ...rest] = name.split('.');
   const last = rest.length ? rest[rest.length - 1] : head;

@@ -8021,6 +8021,8 @@ export interface operations {
                     name: string;
                     /** @description The file where the name is used */
                     path: string;
+                    /** @description The line of the use: an import inside the function there shadows a module-level name */
+                    line?: number;
                 };
             };
         };
@@ -8293,6 +8295,11 @@ export interface operations {
                                 }[];
                                 /** @description An export … from: the names are passed on, not used here */
                                 reexport: boolean;
+                                /** @description A function-level import: the lines of the function whose names it binds */
+                                scope?: {
+                                    startLine: number;
+                                    endLine: number;
+                                };
                                 /** @description Workspace files it loads; empty = external */
                                 resolved: string[];
                             }[];

@@ -22,6 +22,12 @@ const Input = Type.Object(
       description: 'The name as written in the file: "helper", "ns.fn", "models.User", "Class.method"',
     }),
     path: Type.String({ minLength: 1, description: 'The file where the name is used' }),
+    line: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'The line of the use: an import inside the function there shadows a module-level name',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -64,7 +70,7 @@ export default defineTool({
     const snapshot = await codeSnapshot(ctx);
     const file = await indexedFile(ctx, snapshot, input.path);
     const resolver = new SymbolResolver(snapshot, await moduleResolver(ctx, snapshot));
-    const result = resolver.resolve(file, input.name);
+    const result = resolver.resolve(file, input.name, input.line);
     return {
       name: input.name,
       path: file.path,

@@ -274,8 +274,10 @@ describe('code tools on the multi-language fixture', () => {
 
   it('get_codebase_map ranks the most referenced file first and fits the budget', async () => {
     const result = await data('get_codebase_map', { max_tokens: 4000 });
-    expect(result.files[0].path).toBe('src/util/format.ts');
-    expect(result.files[0].definitions[0]).toEqual({
+    // The import cycle a → b → c → a (c reads `a` as a value) keeps its rank among its own files.
+    const outsideCycle = result.files.filter((f: { path: string }) => !f.path.startsWith('src/cycle/'));
+    expect(outsideCycle[0].path).toBe('src/util/format.ts');
+    expect(outsideCycle[0].definitions[0]).toEqual({
       name: 'formatName',
       kind: 'function',
       line: 2,
