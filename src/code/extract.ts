@@ -5,6 +5,7 @@ import type { ModuleFacts } from './imports/types.js';
 import type { LoadedLanguage, SyntaxNode } from './parser.js';
 import type { Definition, FileSummary, Reference } from './schema.js';
 import { DEFINITION_KINDS, REFERENCE_KINDS } from './schema.js';
+import { forwardNames } from './forward-refs.js';
 import { LocalScopes } from './scopes.js';
 import { field, lineOf, endLineOf, namedChildren } from './syntax.js';
 import type { LanguageId } from './languages.js';
@@ -149,7 +150,10 @@ export function extractFile(path: string, source: string, lang: LoadedLanguage):
       for (const capture of match.captures) {
         const [role, kind] = capture.name.split('.');
         if (capture.name === 'name') nameNode = capture.node;
-        else if (capture.name === 'qualifier') {
+        else if (capture.name === 'forward') {
+          for (const { offset, ...ref } of forwardNames(capture.node))
+            if (!references.has(offset)) references.set(offset, { ...ref, kind: 'type', priority: 2 });
+        } else if (capture.name === 'qualifier') {
           if (QUALIFIER.test(capture.node.text)) qualifier = capture.node.text;
         } else if (role === 'definition' || role === 'reference') tagged = { node: capture.node, role, kind };
         else if (role === 'local') {

@@ -14,40 +14,57 @@ interface Scope {
 
 export class LocalScopes {
   private readonly scopes: Scope[];
+  /** The scopes that bind each name: a use is checked against those only. */
+  private readonly binders = new Map<string, Scope[]>();
 
   constructor(scopeNodes: readonly SyntaxNode[]) {
-    // Outer scopes first: the innermost scope containing an offset is the last one that contains it.
     this.scopes = scopeNodes
       .map((node) => ({ start: node.startIndex, end: node.endIndex, node, names: new Set<string>() }))
       .sort((a, b) => a.start - b.start || b.end - a.end);
   }
 
+  /**
+   * The innermost scope containing an offset: of the scopes around it (nested in one another) the one
+   * that starts last, so walk back from the last scope starting at or before it.
+   */
   private innermost(offset: number): Scope | undefined {
-    let found: Scope | undefined;
-    for (const scope of this.scopes) {
-      if (scope.start > offset) break;
-      if (offset < scope.end) found = scope;
+    let low = 0;
+    let high = this.scopes.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (this.scopes[mid].start <= offset) low = mid + 1;
+      else high = mid;
     }
-    return found;
+    for (let i = low - 1; i >= 0; i--) if (offset < this.scopes[i].end) return this.scopes[i];
+    return undefined;
   }
 
   /** A name bound at `node` (a parameter, an assignment target…) belongs to its innermost scope. */
   bind(node: SyntaxNode): void {
-    this.innermost(node.startIndex)?.names.add(node.text);
+    const scope = this.innermost(node.startIndex);
+    if (!scope) return;
+    const name = node.text;
+    if (scope.names.has(name)) return;
+    scope.names.add(name);
+    const list = this.binders.get(name);
+    if (list) list.push(scope);
+    else this.binders.set(name, [scope]);
   }
 
   /** `global x` in a function: x there is the module's. */
   unbind(node: SyntaxNode): void {
-    this.innermost(node.startIndex)?.names.delete(node.text);
+    const scope = this.innermost(node.startIndex);
+    const name = node.text;
+    if (!scope?.names.delete(name)) return;
+    this.binders.set(
+      name,
+      (this.binders.get(name) ?? []).filter((s) => s !== scope),
+    );
   }
 
   /** Whether `name` used at `offset` is bound by a scope around it (a local, not a module-level name). */
   isLocal(name: string, offset: number): boolean {
-    for (const scope of this.scopes) {
-      if (scope.start > offset) break;
-      if (offset < scope.end && scope.names.has(name)) return true;
-    }
-    return false;
+    return this.binders.get(name)?.some((s) => s.start <= offset && offset < s.end) ?? false;
   }
 
   /** The lines of the innermost scope around `offset` (a function-level import's reach), if any. */

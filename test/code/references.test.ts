@@ -120,6 +120,12 @@ describe('find_references, syntax fallback, Python', () => {
       expected: ['pkg/use.py:3:1'],
     },
     {
+      case: 'forward references in strings (annotations, TypeVar bound, cast)',
+      use: 'import typing as t\nfrom . import core\nfrom .core import Context\n\ndef f(a: "Context", b: t.Optional["core.Context"]) -> t.Literal["Context"]:\n    return t.cast("Context", a)\n\nT = t.TypeVar("T", bound="Context")\n',
+      name: 'Context',
+      expected: ['pkg/use.py:5:11', 'pkg/use.py:5:41', 'pkg/use.py:6:20', 'pkg/use.py:8:27'],
+    },
+    {
       case: 'no local variable or parameter of the same name',
       use: 'from .core import handler\n\ndef f(handler):\n    return handler\n\ndef g():\n    handler = 1\n    return handler\n\nhandler()\n',
       name: 'handler',
@@ -256,6 +262,12 @@ describe('find_references and resolve_symbol, syntax fallback, TypeScript', () =
       use: "import { declared, ambient } from './util';\nexport const n = declared.length + ambient;\n",
       name: 'declared',
       expected: ['src/use.ts:2:18'],
+    },
+    {
+      case: 'not the name of a function expression',
+      use: "import { noop } from './util';\nexport const make = () => function noop() {\n  return noop;\n};\nnoop();\n",
+      name: 'noop',
+      expected: ['src/use.ts:5:1'],
     },
     {
       case: 'no shadowing parameter or local',

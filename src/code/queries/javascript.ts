@@ -32,6 +32,7 @@ export const JS_CORE_QUERY = `
 (shorthand_property_identifier) @name @reference.name
 
 (variable_declarator name: (identifier) @local.definition)
+(function_expression name: (identifier) @local.definition)
 (arrow_function parameter: (identifier) @local.definition)
 (catch_clause parameter: (identifier) @local.definition)
 (for_in_statement left: (identifier) @local.definition)

@@ -20,6 +20,14 @@ export const PYTHON_QUERY = `
 (decorator (identifier) @name) @reference.call
 (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.name
 (identifier) @name @reference.name
+; Forward references: type expressions in strings.
+(type (string (string_content) @forward))
+(type (_ (string (string_content) @forward)))
+(type (_ (_ (string (string_content) @forward))))
+(type (_ (_ (_ (string (string_content) @forward)))))
+(keyword_argument name: (identifier) @_bound (#eq? @_bound "bound") value: (string (string_content) @forward))
+(call function: [(identifier) (attribute)] @_cast (#match? @_cast "(^|\\.)cast$")
+  arguments: (argument_list . (string (string_content) @forward)))
 
 (parameters (identifier) @local.definition)
 (default_parameter name: (identifier) @local.definition)
