@@ -7554,6 +7554,11 @@ export interface operations {
                         callId: string;
                         data: {
                             name: string;
+                            /**
+                             * @description Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)
+                             * @enum {unknown}
+                             */
+                            source: "lsp" | "syntax";
                             symbols: {
                                 path: string;
                                 name: string;
@@ -7796,6 +7801,11 @@ export interface operations {
                         callId: string;
                         data: {
                             name: string;
+                            /**
+                             * @description Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)
+                             * @enum {unknown}
+                             */
+                            source: "lsp" | "syntax";
                             definitions: {
                                 path: string;
                                 name: string;
@@ -8039,6 +8049,11 @@ export interface operations {
                         callId: string;
                         data: {
                             name: string;
+                            /**
+                             * @description Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)
+                             * @enum {unknown}
+                             */
+                            source: "lsp" | "syntax";
                             path: string;
                             /**
                              * @description local: defined in the file; import: followed through imports; name-match: no import explains it, these are the workspace definitions with that name; unresolved: nothing found

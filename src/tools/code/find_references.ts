@@ -18,6 +18,8 @@ import {
   resolveScope,
   SymbolNameSchema,
   SymbolPathSchema,
+  AnswerSourceSchema,
+  SYNTAX_SOURCE,
 } from '../../code/tool-shared.js';
 import { readFiles } from '../../runtime/read-files.js';
 
@@ -57,6 +59,7 @@ const Reference = Type.Object({
 
 const Output = Type.Object({
   name: Type.String(),
+  source: AnswerSourceSchema,
   definitions: Type.Array(LocatedDefinitionSchema),
   references: Type.Array(Reference),
   total: Type.Integer(),
@@ -106,6 +109,7 @@ export default defineTool({
     }));
     return {
       name: input.name,
+      source: SYNTAX_SOURCE,
       definitions,
       references,
       total: found.length,

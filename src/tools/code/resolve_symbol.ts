@@ -12,6 +12,8 @@ import {
   locate,
   LocatedDefinitionSchema,
   moduleResolver,
+  AnswerSourceSchema,
+  SYNTAX_SOURCE,
 } from '../../code/tool-shared.js';
 
 const Input = Type.Object(
@@ -34,6 +36,7 @@ const Input = Type.Object(
 
 const Output = Type.Object({
   name: Type.String(),
+  source: AnswerSourceSchema,
   path: Type.String(),
   resolution: Type.Enum(['local', 'import', 'name-match', 'unresolved'], {
     description:
@@ -73,6 +76,7 @@ export default defineTool({
     const result = resolver.resolve(file, input.name, input.line);
     return {
       name: input.name,
+      source: SYNTAX_SOURCE,
       path: file.path,
       resolution: result.resolution,
       definitions: result.targets.flatMap((t) => (t.definition ? [locate(t.path, t.definition)] : [])),

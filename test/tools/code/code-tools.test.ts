@@ -165,6 +165,8 @@ describe('code tools on the multi-language fixture', () => {
   it('resolve_symbol follows a TS import through an index re-export with a rename', async () => {
     const result = await data('resolve_symbol', { name: 'slug', path: 'src/index.ts' });
     expect(result.resolution).toBe('import');
+    // No language server runs: the answer says it comes from the syntax index.
+    expect(result.source).toBe('syntax');
     expect(
       result.definitions.map((d: { path: string; name: string; line: number }) => [d.path, d.name, d.line]),
     ).toEqual([['src/util/slug.ts', 'slugify', 1]]);
