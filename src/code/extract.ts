@@ -150,11 +150,12 @@ export function extractFile(path: string, source: string, lang: LoadedLanguage):
       for (const capture of match.captures) {
         const [role, kind] = capture.name.split('.');
         if (capture.name === 'name') nameNode = capture.node;
-        else if (capture.name === 'forward') {
-          for (const { offset, ...ref } of forwardNames(capture.node))
+        else if (role === 'forward') {
+          for (const { offset, ...ref } of forwardNames(capture.node, kind === 'annotation'))
             if (!references.has(offset)) references.set(offset, { ...ref, kind: 'type', priority: 2 });
         } else if (capture.name === 'qualifier') {
-          if (QUALIFIER.test(capture.node.text)) qualifier = capture.node.text;
+          const text = capture.node.text;
+          if (QUALIFIER.test(text)) qualifier = text;
         } else if (role === 'definition' || role === 'reference') tagged = { node: capture.node, role, kind };
         else if (role === 'local') {
           if (kind === 'definition') bindings.push(capture.node);
@@ -185,8 +186,11 @@ export function extractFile(path: string, source: string, lang: LoadedLanguage):
       } else if (tagged.role === 'reference' && isReferenceKind(tagged.kind)) {
         const priority = REFERENCE_PRIORITY[tagged.kind];
         const existing = references.get(nameNode.startIndex);
-        if (!existing || existing.priority < priority) {
-          qualifier ??= existing?.qualifier;
+        if (existing) {
+          // The same name tagged again (`f()` is a call and an identifier): the more specific kind wins.
+          if (existing.priority < priority) Object.assign(existing, { kind: tagged.kind, priority });
+          if (qualifier && !existing.qualifier) existing.qualifier = qualifier;
+        } else {
           references.set(nameNode.startIndex, {
             name: nameNode.text,
             kind: tagged.kind,
@@ -195,7 +199,7 @@ export function extractFile(path: string, source: string, lang: LoadedLanguage):
             ...(qualifier ? { qualifier } : {}),
             priority,
           });
-        } else if (qualifier && !existing.qualifier) existing.qualifier = qualifier;
+        }
       }
     }
 

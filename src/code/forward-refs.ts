@@ -25,8 +25,17 @@ function inLiteral(node: SyntaxNode): boolean {
   return false;
 }
 
-/** The names in one string's content node (single-line type expressions only). */
-export function forwardNames(content: SyntaxNode): ForwardName[] {
+/**
+ * The names in one string's content node (single-line type expressions only), or with `annotation`, in
+ * the strings inside a whole annotation (`t.Optional["Node"]`).
+ */
+export function forwardNames(node: SyntaxNode, annotation = false): ForwardName[] {
+  if (!annotation) return namesIn(node);
+  if (!/["']/.test(node.text)) return [];
+  return node.descendantsOfType('string_content').flatMap((content) => (content ? namesIn(content) : []));
+}
+
+function namesIn(content: SyntaxNode): ForwardName[] {
   const text = content.text;
   if (content.startPosition.row !== content.endPosition.row || !TYPE_EXPRESSION.test(text)) return [];
   if (inLiteral(content)) return [];

@@ -21,10 +21,8 @@ export const PYTHON_QUERY = `
 (attribute object: (_) @qualifier attribute: (identifier) @name) @reference.name
 (identifier) @name @reference.name
 ; Forward references: type expressions in strings.
-(type (string (string_content) @forward))
-(type (_ (string (string_content) @forward)))
-(type (_ (_ (string (string_content) @forward))))
-(type (_ (_ (_ (string (string_content) @forward)))))
+; Annotations are searched for strings in code (few have any; wildcard nesting patterns cost more).
+(type) @forward.annotation
 (keyword_argument name: (identifier) @_bound (#eq? @_bound "bound") value: (string (string_content) @forward))
 (call function: [(identifier) (attribute)] @_cast (#match? @_cast "(^|\\.)cast$")
   arguments: (argument_list . (string (string_content) @forward)))
