@@ -5,6 +5,8 @@ import type { ModuleFacts } from './imports/types.js';
 import type { LoadedLanguage, SyntaxNode } from './parser.js';
 import type { Definition, FileSummary, Reference } from './schema.js';
 import { DEFINITION_KINDS, REFERENCE_KINDS } from './schema.js';
+import { forwardNames } from './forward-refs.js';
+import { LocalScopes } from './scopes.js';
 import { field, lineOf, endLineOf, namedChildren } from './syntax.js';
 import type { LanguageId } from './languages.js';
 
@@ -35,6 +37,16 @@ const REFERENCE_PRIORITY: Record<ReferenceKind, number> = {
   type: 2,
   name: 1,
 };
+
+// `a.b.name`: the object is kept as the use's qualifier when it is a plain (dotted) name.
+const QUALIFIER = /^[\p{L}_$][\p{L}\p{N}_$]*(\.[\p{L}_$][\p{L}\p{N}_$]*)*$/u;
+
+/** A Python assignment inside a function or class body binds a local or an attribute, not a module name. */
+function inPythonBody(node: SyntaxNode): boolean {
+  for (let up = node.parent; up; up = up.parent)
+    if (up.type === 'function_definition' || up.type === 'class_definition') return true;
+  return false;
+}
 
 const isDefinitionKind = (kind: string): kind is DefinitionKind =>
   (DEFINITION_KINDS as readonly string[]).includes(kind);
@@ -122,16 +134,40 @@ export function extractFile(path: string, source: string, lang: LoadedLanguage):
     const definitionNodes: { node: SyntaxNode; nameNode: SyntaxNode; kind: DefinitionKind; order: number }[] =
       [];
     const references = new Map<number, Reference & { priority: number }>();
+    // What makes an identifier not a use of a module-level name: a binding, a keyword argument's name,
+    // an import's own names, or a local of an enclosing function.
+    const bindings: SyntaxNode[] = [];
+    const globals: SyntaxNode[] = [];
+    const scopeNodes: SyntaxNode[] = [];
+    const skipped: { start: number; end: number }[] = [];
+    const skippedNames = new Set<number>();
+    const importScopes: { from: number; to: number; offset: number }[] = [];
     for (const match of lang.tagQuery.matches(tree.rootNode)) {
       let nameNode: SyntaxNode | undefined;
+      let qualifier: string | undefined;
       let tagged: { node: SyntaxNode; role: string; kind: string } | undefined;
       let importCall: { node?: SyntaxNode; callee?: string; source?: string } | undefined;
       for (const capture of match.captures) {
         const [role, kind] = capture.name.split('.');
         if (capture.name === 'name') nameNode = capture.node;
-        else if (role === 'definition' || role === 'reference') tagged = { node: capture.node, role, kind };
-        else if (capture.name === 'import.statement') extractImports({ statement: capture.node }, facts);
-        else if (capture.name === 'import.package') extractImports({ packageNode: capture.node }, facts);
+        else if (role === 'forward') {
+          for (const { offset, ...ref } of forwardNames(capture.node, kind === 'annotation'))
+            if (!references.has(offset)) references.set(offset, { ...ref, kind: 'type', priority: 2 });
+        } else if (capture.name === 'qualifier') {
+          const text = capture.node.text;
+          if (QUALIFIER.test(text)) qualifier = text;
+        } else if (role === 'definition' || role === 'reference') tagged = { node: capture.node, role, kind };
+        else if (role === 'local') {
+          if (kind === 'definition') bindings.push(capture.node);
+          else if (kind === 'global') globals.push(capture.node);
+          else if (kind === 'scope') scopeNodes.push(capture.node);
+          else if (capture.node.namedChildCount === 0) skippedNames.add(capture.node.startIndex);
+          else skipped.push({ start: capture.node.startIndex, end: capture.node.endIndex });
+        } else if (capture.name === 'import.statement') {
+          const from = facts.imports.length;
+          extractImports({ statement: capture.node }, facts);
+          importScopes.push({ from, to: facts.imports.length, offset: capture.node.startIndex });
+        } else if (capture.name === 'import.package') extractImports({ packageNode: capture.node }, facts);
         else if (role === 'import') {
           importCall ??= {};
           if (kind === 'call') importCall.node = capture.node;
@@ -145,20 +181,46 @@ export function extractFile(path: string, source: string, lang: LoadedLanguage):
       }
       if (!nameNode || !tagged) continue;
       if (tagged.role === 'definition' && isDefinitionKind(tagged.kind)) {
+        if (lang.id === 'python' && tagged.kind === 'variable' && inPythonBody(tagged.node)) continue;
         definitionNodes.push({ node: tagged.node, nameNode, kind: tagged.kind, order: match.patternIndex });
       } else if (tagged.role === 'reference' && isReferenceKind(tagged.kind)) {
         const priority = REFERENCE_PRIORITY[tagged.kind];
         const existing = references.get(nameNode.startIndex);
-        if (!existing || existing.priority < priority) {
+        if (existing) {
+          // The same name tagged again (`f()` is a call and an identifier): the more specific kind wins.
+          if (existing.priority < priority) Object.assign(existing, { kind: tagged.kind, priority });
+          if (qualifier && !existing.qualifier) existing.qualifier = qualifier;
+        } else {
           references.set(nameNode.startIndex, {
             name: nameNode.text,
             kind: tagged.kind,
             line: lineOf(nameNode),
             column: nameNode.startPosition.column + 1,
+            ...(qualifier ? { qualifier } : {}),
             priority,
           });
         }
       }
+    }
+
+    const scopes = new LocalScopes(scopeNodes);
+    for (const node of bindings) {
+      scopes.bind(node);
+      references.delete(node.startIndex);
+    }
+    for (const node of globals) scopes.unbind(node);
+    for (const [offset, ref] of references) {
+      if (
+        skippedNames.has(offset) ||
+        skipped.some((r) => offset >= r.start && offset < r.end) ||
+        scopes.isLocal(ref.name, offset)
+      )
+        references.delete(offset);
+    }
+    // An import inside a function binds its names there only.
+    for (const { from, to, offset } of importScopes) {
+      const scope = scopes.linesAround(offset);
+      if (scope) for (let i = from; i < to; i++) facts.imports[i].scope = scope;
     }
 
     // Outer definitions first, so a container is known before what it contains.

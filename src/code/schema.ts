@@ -43,6 +43,7 @@ export const ReferenceSchema = Type.Object({
   kind: ReferenceKindSchema,
   line: Type.Integer(),
   column: Type.Integer({ description: '1-based column of the name' }),
+  qualifier: Type.Optional(Type.String({ description: 'The object of a qualified use: "ns" in ns.name' })),
 });
 export type Reference = Static<typeof ReferenceSchema>;
 
@@ -57,6 +58,12 @@ export const ImportSchema = Type.Object({
   line: Type.Integer(),
   bindings: Type.Array(ImportBindingSchema),
   reexport: Type.Boolean({ description: 'An export … from: the names are passed on, not used here' }),
+  scope: Type.Optional(
+    Type.Object(
+      { startLine: Type.Integer(), endLine: Type.Integer() },
+      { description: 'A function-level import: the lines of the function whose names it binds' },
+    ),
+  ),
 });
 export type ImportRecord = Static<typeof ImportSchema>;
 

@@ -35,29 +35,51 @@ export class SymbolResolver {
     private readonly modules: ModuleResolver,
   ) {}
 
-  resolve(file: FileSummary, name: string): SymbolResolution {
+  /**
+   * What `name` means in `file`; with `line` (where it is used), a function-level import around that line
+   * shadows the module's own definition, and imports inside other functions do not apply.
+   */
+  resolve(file: FileSummary, name: string, line?: number): SymbolResolution {
     const [head, ...rest] = name.split('.');
     const member = rest.join('.');
     const chain: ResolveStep[] = [];
+    const around = line === undefined ? [] : scopedImportsAround(file, line);
+    const scoped = this.viaImports(file, around, head, member, chain);
+    if (scoped.length) return { resolution: 'import', targets: scoped, chain };
+
     const local = definitionsIn(file, head, member);
     if (local.length)
       return { resolution: 'local', targets: local.map((d) => ({ path: file.path, definition: d })), chain };
 
-    const found = this.viaImports(file, head, member, chain);
+    // Without a line, an import inside some function is the last explanation before a name match.
+    const moduleLevel = file.imports.filter((r) => !r.scope);
+    const inFunctions = line === undefined ? file.imports.filter((r) => r.scope) : [];
+    const found = this.viaImports(file, [...moduleLevel, ...inFunctions], head, member, chain);
     if (found.length) return { resolution: 'import', targets: found, chain };
+    const wildcard = this.viaWildcards(file, moduleLevel, head, member, chain);
+    if (wildcard.length) return { resolution: 'import', targets: wildcard, chain };
 
     const last = rest.length ? rest[rest.length - 1] : head;
     const byName = this.snapshot
       .definitionsOf(last)
-      .filter(({ definition }) => !member || definition.container === undefined || rest.length === 1);
+      .filter(({ definition }) => !member || definition.container === undefined || rest.length === 1)
+      .filter(
+        ({ file: other, definition }) => member || !definition.container || !bareNamesSkipMembers(other),
+      );
     if (byName.length) {
       return { resolution: 'name-match', targets: byName.map(toTarget), chain: [] };
     }
     return { resolution: 'unresolved', targets: [], chain: [] };
   }
 
-  private viaImports(file: FileSummary, head: string, member: string, chain: ResolveStep[]): SymbolTarget[] {
-    for (const record of file.imports) {
+  private viaImports(
+    file: FileSummary,
+    records: readonly ImportRecord[],
+    head: string,
+    member: string,
+    chain: ResolveStep[],
+  ): SymbolTarget[] {
+    for (const record of records) {
       if (record.reexport) continue;
       const binding = record.bindings.find((b) => b.local === head);
       if (!binding) continue;
@@ -69,8 +91,18 @@ export class SymbolResolver {
       if (results.length || targets.length) return dedupe(results);
       chain.pop();
     }
-    // `from x import *` / `import a.b.*`: the name may come from any wildcard module.
-    for (const record of file.imports) {
+    return [];
+  }
+
+  /** `from x import *` / `import a.b.*`: the name may come from any wildcard module. */
+  private viaWildcards(
+    file: FileSummary,
+    records: readonly ImportRecord[],
+    head: string,
+    member: string,
+    chain: ResolveStep[],
+  ): SymbolTarget[] {
+    for (const record of records) {
       if (!record.bindings.some((b) => b.local === '*')) continue;
       for (const target of this.modules.resolve(file, record.source)) {
         const summary = this.snapshot.byPath.get(target);
@@ -168,6 +200,23 @@ export class SymbolResolver {
   }
 }
 
+/** Function-level imports whose function holds `line`, innermost first. */
+function scopedImportsAround(file: FileSummary, line: number): ImportRecord[] {
+  return file.imports
+    .filter((r) => r.scope && r.scope.startLine <= line && line <= r.scope.endLine)
+    .sort((a, b) => a.scope!.endLine - a.scope!.startLine - (b.scope!.endLine - b.scope!.startLine));
+}
+
+/**
+ * In Python and JS/TS a bare name never means a class member (those are reached through `self.`/`this.`
+ * or the class); in Java it does, and Rust/Go keep the old lenient answer.
+ */
+const bareNamesSkipMembers = (file: FileSummary): boolean =>
+  file.language === 'python' ||
+  file.language === 'typescript' ||
+  file.language === 'tsx' ||
+  file.language === 'javascript';
+
 /** Definitions of `name` in a file; with a member (`Class.method`), that member of it. */
 function definitionsIn(file: FileSummary, name: string, member: string): Definition[] {
   if (member) {
@@ -177,7 +226,7 @@ function definitionsIn(file: FileSummary, name: string, member: string): Definit
   const all = file.definitions.filter((d) => d.name === name);
   // A top-level definition shadows same-named members of classes.
   const top = all.filter((d) => !d.container);
-  return top.length ? top : all;
+  return top.length || bareNamesSkipMembers(file) ? top : all;
 }
 
 const toTarget = ({ file, definition }: LocatedDefinition): SymbolTarget => ({ path: file.path, definition });

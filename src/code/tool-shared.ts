@@ -100,6 +100,15 @@ export async function moduleResolver(ctx: CodeContext, snapshot: IndexSnapshot):
   return new ModuleResolver(snapshot.byPath, await goModules(ctx, snapshot));
 }
 
+/**
+ * Where a code tool's answer comes from. Only the syntax index answers today; `lsp` is reserved for
+ * answers from a language server (issue 32), so clients can already tell the two apart.
+ */
+export const AnswerSourceSchema = Type.Enum(['lsp', 'syntax'], {
+  description: 'Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)',
+});
+export const SYNTAX_SOURCE = 'syntax' as const;
+
 export const IndexInfoSchema = Type.Object(
   {
     files: Type.Integer({ description: 'Source files in the index' }),
@@ -153,9 +162,13 @@ export async function findDefinitions(
   if (path !== undefined) {
     const file = await indexedFile(ctx, snapshot, path);
     const resolver = new SymbolResolver(snapshot, await moduleResolver(ctx, snapshot));
-    return resolver
+    const seen = resolver
       .resolve(file, name)
       .targets.flatMap((t) => (t.definition ? [locate(t.path, t.definition)] : []));
+    if (seen.length) return seen;
+    // The file defines it as a member (a bare name never resolves to one): that definition is meant.
+    const last = name.split('.').pop()!;
+    return file.definitions.filter((d) => d.name === last).map((d) => locate(file.path, d));
   }
   const [head, ...rest] = name.split('.');
   const last = rest.length ? rest[rest.length - 1] : head;

@@ -7669,6 +7669,11 @@ export interface operations {
                         callId: string;
                         data: {
                             name: string;
+                            /**
+                             * @description Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)
+                             * @enum {unknown}
+                             */
+                            source: "lsp" | "syntax";
                             symbols: {
                                 path: string;
                                 name: string;
@@ -7911,6 +7916,11 @@ export interface operations {
                         callId: string;
                         data: {
                             name: string;
+                            /**
+                             * @description Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)
+                             * @enum {unknown}
+                             */
+                            source: "lsp" | "syntax";
                             definitions: {
                                 path: string;
                                 name: string;
@@ -8136,6 +8146,8 @@ export interface operations {
                     name: string;
                     /** @description The file where the name is used */
                     path: string;
+                    /** @description The line of the use: an import inside the function there shadows a module-level name */
+                    line?: number;
                 };
             };
         };
@@ -8152,6 +8164,11 @@ export interface operations {
                         callId: string;
                         data: {
                             name: string;
+                            /**
+                             * @description Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)
+                             * @enum {unknown}
+                             */
+                            source: "lsp" | "syntax";
                             path: string;
                             /**
                              * @description local: defined in the file; import: followed through imports; name-match: no import explains it, these are the workspace definitions with that name; unresolved: nothing found
@@ -8408,6 +8425,11 @@ export interface operations {
                                 }[];
                                 /** @description An export … from: the names are passed on, not used here */
                                 reexport: boolean;
+                                /** @description A function-level import: the lines of the function whose names it binds */
+                                scope?: {
+                                    startLine: number;
+                                    endLine: number;
+                                };
                                 /** @description Workspace files it loads; empty = external */
                                 resolved: string[];
                             }[];

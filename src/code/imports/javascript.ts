@@ -24,6 +24,11 @@ function importBindings(clause: SyntaxNode): ImportBinding[] {
 
 /** Names a declaration introduces: `export function f`, `export const a = 1, b = 2`. */
 function declaredNames(declaration: SyntaxNode): string[] {
+  // `export declare const x: T` / `export declare function f()`: the names of what is declared.
+  if (declaration.type === 'ambient_declaration') {
+    const inner = namedChildren(declaration)[0];
+    return inner ? declaredNames(inner) : [];
+  }
   const name = field(declaration, 'name');
   if (name) return [name.text];
   return namedChildren(declaration)

@@ -13,9 +13,19 @@ const TS_QUERY = `${JS_CORE_QUERY}
 (abstract_method_signature name: (property_identifier) @name) @definition.method
 (method_signature name: (property_identifier) @name) @definition.method
 (function_signature name: (identifier) @name) @definition.function
+; \`declare const X: T\` (exported or not) defines X like a const.
+(program (ambient_declaration [
+  (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
+  (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)]))
+(program (export_statement declaration: (ambient_declaration [
+  (lexical_declaration (variable_declarator name: (identifier) @name) @definition.variable)
+  (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)])))
 (public_field_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.field
 
 (type_identifier) @name @reference.type
+(required_parameter pattern: (identifier) @local.definition)
+(optional_parameter pattern: (identifier) @local.definition)
+(nested_type_identifier module: (_) @qualifier name: (type_identifier) @name) @reference.type
 (extends_clause value: (identifier) @name) @reference.class
 (implements_clause (type_identifier) @name) @reference.implementation
 `;

@@ -3,7 +3,8 @@
 import { Type } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool } from '../../contract/tool.js';
-import { ReferenceKindSchema, type FileSummary } from '../../code/schema.js';
+import { findUses, targetKey } from '../../code/references.js';
+import { ReferenceKindSchema } from '../../code/schema.js';
 import { SymbolResolver } from '../../code/symbol-resolver.js';
 import { cutLine } from '../../lib/text.js';
 import {
@@ -17,6 +18,8 @@ import {
   resolveScope,
   SymbolNameSchema,
   SymbolPathSchema,
+  AnswerSourceSchema,
+  SYNTAX_SOURCE,
 } from '../../code/tool-shared.js';
 import { readFiles } from '../../runtime/read-files.js';
 
@@ -56,14 +59,13 @@ const Reference = Type.Object({
 
 const Output = Type.Object({
   name: Type.String(),
+  source: AnswerSourceSchema,
   definitions: Type.Array(LocatedDefinitionSchema),
   references: Type.Array(Reference),
   total: Type.Integer(),
   truncated: Type.Boolean(),
   index: IndexInfoSchema,
 });
-
-const targetKey = (path: string, line: number) => `${path}:${line}`;
 
 export default defineTool({
   name: 'find_references',
@@ -90,30 +92,12 @@ export default defineTool({
         suggestion: 'Leave out path to list every use of the name.',
       });
     }
-    const targets = new Set(definitions.map((d) => targetKey(d.path, d.line)));
-
-    const found = [];
-    const resolvedIn = new Map<string, boolean>();
-    const isResolved = (file: FileSummary): boolean => {
-      let hit = resolvedIn.get(file.path);
-      if (hit === undefined) {
-        const result = resolver.resolve(file, last);
-        hit =
-          (result.resolution === 'local' || result.resolution === 'import') &&
-          result.targets.some((t) => t.definition && targets.has(targetKey(t.path, t.definition.line)));
-        resolvedIn.set(file.path, hit);
-      }
-      return hit;
-    };
-    for (const file of snapshot.files) {
-      if (!scope.include(file.path)) continue;
-      for (const ref of file.references) {
-        if (ref.name !== last) continue;
-        const confidence = isResolved(file) ? ('resolved' as const) : ('name' as const);
-        if (confidence === 'name' && !input.include_unresolved) continue;
-        found.push({ path: file.path, line: ref.line, column: ref.column, kind: ref.kind, confidence });
-      }
-    }
+    const found = findUses(snapshot, resolver, {
+      name: last,
+      targets: new Set(definitions.map((d) => targetKey(d.path, d.line))),
+      include: scope.include,
+      includeUnresolved: input.include_unresolved,
+    });
     const shown = found.slice(0, input.limit);
     // The lines come from the files as they are now, all read in one runtime round trip.
     const files = [...new Set(shown.map((ref) => ref.path))];
@@ -125,6 +109,7 @@ export default defineTool({
     }));
     return {
       name: input.name,
+      source: SYNTAX_SOURCE,
       definitions,
       references,
       total: found.length,

@@ -13,6 +13,8 @@ import {
   LocatedDefinitionSchema,
   SymbolNameSchema,
   SymbolPathSchema,
+  AnswerSourceSchema,
+  SYNTAX_SOURCE,
 } from '../../code/tool-shared.js';
 import { readFiles } from '../../runtime/read-files.js';
 
@@ -33,6 +35,7 @@ const SymbolInfo = Type.Object({
 
 const Output = Type.Object({
   name: Type.String(),
+  source: AnswerSourceSchema,
   symbols: Type.Array(SymbolInfo),
   index: IndexInfoSchema,
 });
@@ -70,7 +73,7 @@ export default defineTool({
         Object.assign(symbol, { source: lines.slice(0, MAX_SOURCE_LINES).join('\n') });
       }
     }
-    return { name: input.name, symbols, index: indexInfo(snapshot) };
+    return { name: input.name, source: SYNTAX_SOURCE, symbols, index: indexInfo(snapshot) };
   },
   render(data) {
     return data.symbols

@@ -12,6 +12,8 @@ import {
   locate,
   LocatedDefinitionSchema,
   moduleResolver,
+  AnswerSourceSchema,
+  SYNTAX_SOURCE,
 } from '../../code/tool-shared.js';
 
 const Input = Type.Object(
@@ -22,12 +24,19 @@ const Input = Type.Object(
       description: 'The name as written in the file: "helper", "ns.fn", "models.User", "Class.method"',
     }),
     path: Type.String({ minLength: 1, description: 'The file where the name is used' }),
+    line: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'The line of the use: an import inside the function there shadows a module-level name',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const Output = Type.Object({
   name: Type.String(),
+  source: AnswerSourceSchema,
   path: Type.String(),
   resolution: Type.Enum(['local', 'import', 'name-match', 'unresolved'], {
     description:
@@ -64,9 +73,10 @@ export default defineTool({
     const snapshot = await codeSnapshot(ctx);
     const file = await indexedFile(ctx, snapshot, input.path);
     const resolver = new SymbolResolver(snapshot, await moduleResolver(ctx, snapshot));
-    const result = resolver.resolve(file, input.name);
+    const result = resolver.resolve(file, input.name, input.line);
     return {
       name: input.name,
+      source: SYNTAX_SOURCE,
       path: file.path,
       resolution: result.resolution,
       definitions: result.targets.flatMap((t) => (t.definition ? [locate(t.path, t.definition)] : [])),

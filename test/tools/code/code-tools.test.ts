@@ -165,6 +165,8 @@ describe('code tools on the multi-language fixture', () => {
   it('resolve_symbol follows a TS import through an index re-export with a rename', async () => {
     const result = await data('resolve_symbol', { name: 'slug', path: 'src/index.ts' });
     expect(result.resolution).toBe('import');
+    // No language server runs: the answer says it comes from the syntax index.
+    expect(result.source).toBe('syntax');
     expect(
       result.definitions.map((d: { path: string; name: string; line: number }) => [d.path, d.name, d.line]),
     ).toEqual([['src/util/slug.ts', 'slugify', 1]]);
@@ -274,8 +276,10 @@ describe('code tools on the multi-language fixture', () => {
 
   it('get_codebase_map ranks the most referenced file first and fits the budget', async () => {
     const result = await data('get_codebase_map', { max_tokens: 4000 });
-    expect(result.files[0].path).toBe('src/util/format.ts');
-    expect(result.files[0].definitions[0]).toEqual({
+    // The import cycle a → b → c → a (c reads `a` as a value) keeps its rank among its own files.
+    const outsideCycle = result.files.filter((f: { path: string }) => !f.path.startsWith('src/cycle/'));
+    expect(outsideCycle[0].path).toBe('src/util/format.ts');
+    expect(outsideCycle[0].definitions[0]).toEqual({
       name: 'formatName',
       kind: 'function',
       line: 2,

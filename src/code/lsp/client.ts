@@ -1,0 +1,237 @@
+// One language server spoken to over LSP on a process's stdio. The process is one the session runtime
+// started like a command (same sandbox, namespace and limits), so the server sees the workspace exactly
+// as commands do; paths in and out are workspace-relative, translated at this edge. Every request has
+// a budget: a server that does not answer in time yields `undefined`, and the caller falls back to the
+// syntax index.
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type ProtocolConnection,
+} from 'vscode-languageserver-protocol/node.js';
+
+/** What the client needs of a started process (a runtime's SandboxedProcess is one). */
+export interface ServerProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly exited: Promise<unknown>;
+  kill(): void;
+}
+
+export interface Position {
+  /** 1-based, as every code tool counts. */
+  line: number;
+  column: number;
+}
+
+export interface Location extends Position {
+  path: string;
+}
+
+export interface Diagnostic {
+  line: number;
+  column: number;
+  severity: 'error' | 'warning' | 'info' | 'hint';
+  message: string;
+  code?: string;
+}
+
+interface WireLocation {
+  uri: string;
+  range: { start: { line: number; character: number } };
+}
+
+interface WireDiagnostic {
+  range: { start: { line: number; character: number } };
+  severity?: number;
+  message: string;
+  code?: string | number;
+}
+
+const SEVERITIES = ['error', 'warning', 'info', 'hint'] as const;
+
+/** The promise's value, or undefined once `ms` have passed. */
+function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+export class LspClient {
+  private readonly versions = new Map<string, number>();
+  private readonly published = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
+  private readonly waiters = new Set<() => void>();
+  private closed = false;
+
+  private constructor(
+    private readonly connection: ProtocolConnection,
+    private readonly process: ServerProcess,
+    /** The workspace root as the server sees it (inside the sandbox). */
+    private readonly root: string,
+  ) {
+    connection.onNotification(
+      'textDocument/publishDiagnostics',
+      (params: { uri: string; version?: number; diagnostics: WireDiagnostic[] }) => {
+        const file = this.relative(params.uri);
+        if (file === undefined) return;
+        this.published.set(file, {
+          ...(params.version !== undefined ? { version: params.version } : {}),
+          diagnostics: params.diagnostics.map((d) => ({
+            line: d.range.start.line + 1,
+            column: d.range.start.character + 1,
+            severity: SEVERITIES[(d.severity ?? 1) - 1] ?? 'error',
+            message: d.message,
+            ...(d.code !== undefined ? { code: String(d.code) } : {}),
+          })),
+        });
+        for (const wake of this.waiters) wake();
+      },
+    );
+    // Servers ask for settings; the defaults serve.
+    connection.onRequest('workspace/configuration', (params: { items: unknown[] }) =>
+      params.items.map(() => ({})),
+    );
+    connection.onRequest('window/workDoneProgress/create', () => null);
+    connection.onRequest('client/registerCapability', () => null);
+    void process.exited.then(() => (this.closed = true));
+  }
+
+  /** Starts the LSP session: `initialize` within `budgetMs`, else the process is stopped and this throws. */
+  static async start(process: ServerProcess, root: string, budgetMs: number): Promise<LspClient> {
+    const connection = createProtocolConnection(
+      new StreamMessageReader(process.stdout),
+      new StreamMessageWriter(process.stdin),
+    );
+    const client = new LspClient(connection, process, root);
+    connection.listen();
+    const rootUri = pathToFileURL(root).href;
+    const initialized = await timeout(
+      connection.sendRequest('initialize', {
+        processId: null,
+        rootUri,
+        workspaceFolders: [{ uri: rootUri, name: 'workspace' }],
+        capabilities: {
+          workspace: { configuration: true, workspaceFolders: true },
+          textDocument: {
+            publishDiagnostics: { versionSupport: true },
+            synchronization: { didSave: false },
+          },
+        },
+      }),
+      budgetMs,
+    );
+    if (!initialized) {
+      client.close();
+      throw new Error(`the language server did not initialize within ${budgetMs} ms`);
+    }
+    await connection.sendNotification('initialized', {});
+    return client;
+  }
+
+  get alive(): boolean {
+    return !this.closed;
+  }
+
+  private uri(file: string): string {
+    return pathToFileURL(path.posix.join(this.root, file)).href;
+  }
+
+  private relative(uri: string): string | undefined {
+    if (!uri.startsWith('file:')) return undefined;
+    const relative = path.posix.relative(this.root, fileURLToPath(uri));
+    return relative.startsWith('..') ? undefined : relative;
+  }
+
+  /** Tells the server a file's current text (opened the first time, a full change after). */
+  async sync(file: string, languageId: string, text: string): Promise<number> {
+    const uri = this.uri(file);
+    const previous = this.versions.get(file);
+    const version = (previous ?? 0) + 1;
+    this.versions.set(file, version);
+    if (previous === undefined)
+      await this.connection.sendNotification('textDocument/didOpen', {
+        textDocument: { uri, languageId, version, text },
+      });
+    else
+      await this.connection.sendNotification('textDocument/didChange', {
+        textDocument: { uri, version },
+        contentChanges: [{ text }],
+      });
+    return version;
+  }
+
+  private async locations(method: string, file: string, at: Position, budgetMs: number, extra = {}) {
+    if (this.closed) return undefined;
+    const answer = await timeout(
+      this.connection.sendRequest(method, {
+        textDocument: { uri: this.uri(file) },
+        position: { line: at.line - 1, character: at.column - 1 },
+        ...extra,
+      }) as Promise<WireLocation[] | WireLocation | null>,
+      budgetMs,
+    ).catch(() => undefined);
+    if (answer === undefined) return undefined;
+    const list = Array.isArray(answer) ? answer : answer ? [answer] : [];
+    const out: Location[] = [];
+    for (const location of list) {
+      const relative = this.relative(location.uri);
+      if (relative === undefined) continue;
+      const { line, character } = location.range.start;
+      out.push({ path: relative, line: line + 1, column: character + 1 });
+    }
+    return out;
+  }
+
+  /** Uses of the symbol at a position (not its declaration), or undefined past the budget. */
+  references(file: string, at: Position, budgetMs: number): Promise<Location[] | undefined> {
+    return this.locations('textDocument/references', file, at, budgetMs, {
+      context: { includeDeclaration: false },
+    });
+  }
+
+  /** Where the symbol at a position is defined, or undefined past the budget. */
+  definition(file: string, at: Position, budgetMs: number): Promise<Location[] | undefined> {
+    return this.locations('textDocument/definition', file, at, budgetMs);
+  }
+
+  /**
+   * The diagnostics the server published for a file at (or after) `version`, waiting at most
+   * `budgetMs`; undefined when none came in time.
+   */
+  async diagnostics(file: string, version: number, budgetMs: number): Promise<Diagnostic[] | undefined> {
+    const current = () => {
+      const entry = this.published.get(file);
+      return entry && (entry.version === undefined || entry.version >= version) ? entry : undefined;
+    };
+    if (current()) return current()!.diagnostics;
+    let wake!: () => void;
+    const changed = new Promise<void>((resolve) => (wake = resolve));
+    const check = () => current() && wake();
+    this.waiters.add(check);
+    try {
+      await timeout(changed, budgetMs);
+    } finally {
+      this.waiters.delete(check);
+    }
+    return current()?.diagnostics;
+  }
+
+  /** Ends the session politely if the server listens, and stops its process in any case. */
+  close(): void {
+    if (!this.closed) {
+      this.closed = true;
+      void timeout(this.connection.sendRequest('shutdown'), 500)
+        .then(() => this.connection.sendNotification('exit'))
+        .catch(() => undefined)
+        .finally(() => {
+          this.connection.dispose();
+          this.process.kill();
+        });
+    } else this.process.kill();
+  }
+}
