@@ -27,13 +27,16 @@ const invalid = (message: string) =>
 function caseProblem(value: unknown): string | undefined {
   const check = (compiled ??= compileCaseCheck());
   if (check.Check(value)) return undefined;
-  const first = [...check.Errors(value)][0] as unknown as { instancePath: string; message: string };
-  const extra = (first as { params?: { additionalProperties?: string[] } }).params?.additionalProperties;
-  const where = first.instancePath || '/';
-  return extra ? `${where}: unknown field(s) ${extra.join(', ')}` : `${where}: ${first.message}`;
+  type Problem = { instancePath: string; message: string; keyword: string };
+  const errors = [...check.Errors(value)] as unknown as Problem[];
+  // `additionalProperties: false` reports an unknown key at its own path as "schema is false".
+  const unknown = errors.find((e) => e.keyword === 'boolean');
+  if (unknown) return `${unknown.instancePath}: unknown field`;
+  const first = errors[0];
+  return `${first.instancePath || '/'}: ${first.message}`;
 }
 
-/** The cases of one dataset's text; `source` names it in errors (the file, or "request"). */
+/** The cases of one dataset's text; `name` names it in errors (the file's base name, or "inline"). */
 export function parseDataset(name: string, text: string, format: 'jsonl' | 'yaml' | 'json'): Dataset {
   let items: { value: unknown; where: string }[];
   try {

@@ -4,6 +4,7 @@
 import type { Dataset } from './dataset.js';
 import { compareReports, differences, variantReport } from './report.js';
 import type { EvalReport } from './report-schema.js';
+import type { EvalProgress } from './run-schema.js';
 import { runCase, toolOf, type CaseResult } from './run-case.js';
 import type { EvalTransport } from './transport.js';
 import type { Variant } from './variant.js';
@@ -13,13 +14,6 @@ export interface EvalTarget {
   transport: EvalTransport;
   /** The admin key of the service the transport reaches: sessions are made and removed with it. */
   adminToken: string;
-}
-
-export interface EvalProgress {
-  total: number;
-  done: number;
-  passed: number;
-  failed: number;
 }
 
 export interface RunOptions {

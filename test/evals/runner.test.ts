@@ -155,7 +155,7 @@ describe('the eval runner', () => {
       return 'accepted';
     };
     expect(bad('{"name":"a","tool":"x","expect":{"stauts":200}}')).toMatch(
-      /VALIDATION_FAILED .*line 1 \(a\).*\/expect.*stauts/,
+      /VALIDATION_FAILED .*line 1 \(a\): \/expect\/stauts: unknown field/,
     );
     expect(bad('{"name":"a"}')).toMatch(/needs "tool"/);
     expect(bad('{"name":"a","tool":"x"}\n{"name":"a","tool":"y"}')).toMatch(
