@@ -8,7 +8,7 @@ import path from 'node:path';
 import { toolgateError } from '../lib/errors.js';
 import type { ToolLogger } from '../lib/logger.js';
 import type { Dataset } from './dataset.js';
-import { runEvals, type EvalTarget } from './runner.js';
+import { runEvals, selectCases, type EvalTarget } from './runner.js';
 import type { EvalRun } from './run-schema.js';
 
 export interface StartOptions {
@@ -80,7 +80,13 @@ export class EvalRuns {
       tools: options.tools,
       variants: options.targets.map((t) => t.variant.name),
       concurrency: options.concurrency,
-      progress: { total: 0, done: 0, passed: 0, failed: 0 },
+      // The total is known before the first case ends: the console's progress bar needs it.
+      progress: {
+        total: selectCases(options.datasets, options.tools).length * options.targets.length,
+        done: 0,
+        passed: 0,
+        failed: 0,
+      },
       error: null,
       report: null,
     };
