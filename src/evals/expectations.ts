@@ -13,6 +13,8 @@ export interface Mismatch {
 }
 
 const regex = (pattern: string) => new RegExp(pattern, 's');
+/** A mismatch's JSON pointer as a suffix of what was checked: none for the whole value. */
+const pointer = (at: string) => (at === '/' ? '' : at);
 
 /** A pattern check on a text; undefined when the text matches. */
 function patternMismatch(what: string, pattern: string | undefined, text: unknown): Mismatch | undefined {
@@ -77,13 +79,17 @@ export function callMismatches(label: string, expect: CallExpect, result: CallRe
   if (expect.data !== undefined) {
     const mismatch = subsetMismatch(expect.data, result.data);
     if (mismatch)
-      out.push({ what: `${label} data${mismatch.at}`, expected: mismatch.expected, actual: mismatch.actual });
+      out.push({
+        what: `${label} data${pointer(mismatch.at)}`,
+        expected: mismatch.expected,
+        actual: mismatch.actual,
+      });
   }
   if (expect.error !== undefined) {
     const mismatch = subsetMismatch(expect.error, result.error);
     if (mismatch)
       out.push({
-        what: `${label} error${mismatch.at}`,
+        what: `${label} error${pointer(mismatch.at)}`,
         expected: mismatch.expected,
         actual: mismatch.actual,
       });
