@@ -2,11 +2,11 @@
 // order with the session's token through the entry format each names, the workspace files checked
 // afterwards, and the session deleted whatever happened. Times what the case's requests took apart
 // from the runner's own work around them (its overhead: building requests, checking answers).
-import { sha256 } from '../lib/text.js';
 import { isJsonObject } from '../lib/json.js';
-import type { EvalCase, FileExpectation, PlannedCall } from './case-schema.js';
+import type { EvalCase, PlannedCall } from './case-schema.js';
 import { sendCall, type SessionRef } from './entry-formats.js';
 import { callMismatches, type Mismatch } from './expectations.js';
+import { clip, fileMismatches } from './file-expectations.js';
 import { jsonOf, type EvalRequest, type EvalTransport } from './transport.js';
 import type { Variant } from './variant.js';
 
@@ -46,44 +46,8 @@ export function plannedCalls(evalCase: EvalCase): PlannedCall[] {
 export const toolOf = (evalCase: EvalCase): string =>
   evalCase.tool ?? evalCase.calls![evalCase.calls!.length - 1].tool;
 
-const MAX_SHOWN = 4000;
-/** Keeps a report readable: a long actual value is cut (strings) or summarised (JSON). */
-function clip(value: unknown): unknown {
-  if (typeof value === 'string')
-    return value.length > MAX_SHOWN ? `${value.slice(0, MAX_SHOWN)}… (${value.length} chars)` : value;
-  const json = JSON.stringify(value);
-  return json !== undefined && json.length > MAX_SHOWN
-    ? `${json.slice(0, MAX_SHOWN)}… (${json.length} chars of JSON)`
-    : value;
-}
-
 const filesUrl = (session: SessionRef, file: string) =>
   `/v1/sessions/${session.id}/files/${file.split('/').map(encodeURIComponent).join('/')}`;
-
-function fileMismatches(
-  file: string,
-  want: FileExpectation,
-  status: number,
-  bytes: Buffer | undefined,
-): Mismatch[] {
-  const what = `file ${file}`;
-  const spec = typeof want === 'string' ? { content: want } : want === null ? { absent: true } : want;
-  if (spec.absent === true)
-    return status === 404 ? [] : [{ what, expected: 'absent', actual: `exists (${status})` }];
-  if (!bytes) return [{ what, expected: 'a file', actual: status === 404 ? 'absent' : `HTTP ${status}` }];
-  const text = bytes.toString('utf8');
-  const out: Mismatch[] = [];
-  if (spec.absent === false) return out;
-  if (spec.content !== undefined && text !== spec.content)
-    out.push({ what, expected: spec.content, actual: clip(text) });
-  if (spec.contains !== undefined && !text.includes(spec.contains))
-    out.push({ what: `${what} contains`, expected: spec.contains, actual: clip(text) });
-  if (spec.matches !== undefined && !new RegExp(spec.matches, 's').test(text))
-    out.push({ what: `${what} matches`, expected: `/${spec.matches}/`, actual: clip(text) });
-  if (spec.sha256 !== undefined && sha256(bytes) !== spec.sha256)
-    out.push({ what: `${what} sha256`, expected: spec.sha256, actual: sha256(bytes) });
-  return out;
-}
 
 export async function runCase(
   transport: EvalTransport,
