@@ -8,6 +8,7 @@ import { runEvals, type EvalTarget } from '../../src/evals/runner.js';
 import { injectTransport } from '../../src/evals/transport.js';
 import { isToolgateError } from '../../src/lib/errors.js';
 import { ADMIN_KEY, injectApp, type InjectApp } from '../helpers/app.js';
+import { tarOf } from '../transfer/archive-helpers.js';
 
 let t: InjectApp;
 let target: EvalTarget;
@@ -143,6 +144,27 @@ describe('the eval runner', () => {
     expect(worse.comparison).toMatchObject({ regressions: [{ id: 'ab/edit' }], fixes: [], removed: 1 });
     const better = await runEvals([dataset], [target], { previous: worse });
     expect(better.comparison).toMatchObject({ regressions: [], fixes: [{ id: 'ab/edit' }] });
+  });
+
+  it('starts the workspace of a case from an archive, with seed files on top', async () => {
+    const archive = (await tarOf([{ name: 'src/a.txt', content: 'from the archive\n' }])).toString('base64');
+    const dataset = parseDataset(
+      'archive',
+      JSON.stringify([
+        {
+          name: 'archive and seed',
+          tool: 'grep',
+          session: { archive_base64: archive },
+          files: { 'src/b.txt': 'from a seed file\n' },
+          input: { pattern: 'from', output_mode: 'files_with_matches' },
+          expect: { data: { files: ['src/a.txt', 'src/b.txt'] } },
+        },
+      ]),
+      'json',
+    );
+    const report = await runEvals([dataset], [target]);
+    expect(report.variants[0].failures).toEqual([]);
+    expect(report.variants[0].passed).toBe(1);
   });
 
   it('refuses a dataset that is not one, naming the case and the field', () => {
