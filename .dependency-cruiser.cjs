@@ -9,8 +9,9 @@
 //   4 contract      src/contract/                 defineTool, context, registry, validation, plugins
 //   5 tools         src/{tools,sources}/, src/policies/ (but not the policies' routes.ts)
 //   6 engine        src/engine/                   the call pipeline, batch scheduling, events
-//   7 edges         src/{protocols,http,routes,console}/, src/policies/*/routes.ts
-//   8 top           src/app.ts, src/services.ts, src/server.ts, src/migrations.ts (every store's and policy's tables)
+//   7 evals         src/evals/                    datasets and their runner: drive the service as a client
+//   8 edges         src/{protocols,http,routes,console}/, src/policies/*/routes.ts
+//   9 top           src/app.ts, src/services.ts, src/server.ts, src/migrations.ts (every store's and policy's tables)
 //
 // The code that runs inside the sandbox (src/runtime/inside/, bundled on its own) is stricter still: it and
 // the runtime modules it shares with the service (the protocol, op types, frame writer, prlimit) import
@@ -28,6 +29,7 @@ const LAYERS = [
   { name: 'contract', path: '^src/contract/' },
   { name: 'tools', path: '^src/(tools|sources|policies)/', pathNot: '^src/policies/[^/]+/routes\\.ts$' },
   { name: 'engine', path: '^src/engine/' },
+  { name: 'evals', path: '^src/evals/' },
   { name: 'edges', path: ['^src/(protocols|http|routes|console)/', '^src/policies/[^/]+/routes\\.ts$'] },
   { name: 'top', path: '^src/(app|services|server|migrations)\\.ts$' },
 ];

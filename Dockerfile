@@ -31,6 +31,8 @@ COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 # The operator console's static files (served at /console; uPlot comes from node_modules).
 COPY console ./console
+# The shipped eval datasets (POST /v1/evals runs them by name).
+COPY evals ./evals
 COPY --chmod=0755 docker/entrypoint.sh /usr/local/bin/toolgate-entrypoint
 COPY docker/config.example.json /etc/toolgate/config.example.json
 

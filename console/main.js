@@ -8,8 +8,9 @@ import * as activity from './activity.js';
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
 import * as stats from './stats.js';
+import * as evals from './evals.js';
 
-const pages = { sessions, session: activity, approvals, audit, stats };
+const pages = { sessions, session: activity, approvals, audit, stats, evals };
 const page = document.getElementById('page');
 const signIn = document.getElementById('sign-in');
 const nav = document.getElementById('nav');

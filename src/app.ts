@@ -16,6 +16,7 @@ import approvalRoutes from './policies/approvals/routes.js';
 import archiveRoutes from './routes/archive.js';
 import auditRoutes from './routes/audit.js';
 import blobRoutes from './routes/blobs.js';
+import evalRoutes from './routes/evals.js';
 import eventRoutes from './routes/events.js';
 import fileRoutes from './routes/files.js';
 import batchCallRoutes from './routes/batch-calls.js';
@@ -122,6 +123,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(changeRoutes);
   await app.register(forkRoutes);
   await app.register(todoRoutes);
+  await app.register(evalRoutes);
   await app.register(consoleRoutes);
   return app;
 }

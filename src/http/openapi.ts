@@ -5,6 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { AnyTool } from '../contract/tool.js';
 import { publishDocument } from './openapi-published.js';
+import { EvalCaseSchema } from '../evals/case-schema.js';
 import { ErrorEnvelopeSchema } from './schemas.js';
 
 export const API_VERSION = '1.0.0';
@@ -12,6 +13,8 @@ export const API_VERSION = '1.0.0';
 export async function registerOpenApi(app: FastifyInstance, tools: readonly AnyTool[]): Promise<void> {
   const categories = [...new Set(tools.map((tool) => tool.category))].sort();
   app.addSchema(ErrorEnvelopeSchema);
+  // The case format of eval datasets (POST /v1/evals), published for dataset authors and their editors.
+  app.addSchema(EvalCaseSchema);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -36,6 +39,7 @@ export async function registerOpenApi(app: FastifyInstance, tools: readonly AnyT
         { name: 'observability', description: 'Audit log and statistics' },
         { name: 'health', description: 'Liveness and readiness' },
         { name: 'mcp', description: 'The tools over the Model Context Protocol' },
+        { name: 'evals', description: 'Datasets of tool calls run against the service (docs/evals.md)' },
         ...categories.map((name) => ({ name, description: `Tools in the ${name} category` })),
       ],
     },

@@ -1392,6 +1392,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Eval runs (newest first) and the shipped datasets
+         * @description Admin only. Every run kept (the newest 50 finished ones and those running) without its report, with its progress and overall pass rate; and the names of the datasets shipped with the service.
+         */
+        get: operations["listEvalRuns"];
+        put?: never;
+        /**
+         * Run eval datasets against this service, in the background
+         * @description Admin only. Each case runs in a fresh session through the real routes (any entry format), cases in parallel, sessions removed afterwards. Answers 202 with the run; poll GET /v1/evals/{id}.
+         */
+        post: operations["startEvalRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An eval run: its progress, and its report once done
+         * @description Admin only. While running: cases done, passed and failed of the total. Once done: the report, with the pass rate and p50/p95 per tool, every failure with expected vs actual, A/B differences and the comparison.
+         */
+        get: operations["getEvalRun"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a running eval run (after its cases in flight), or forget a finished one
+         * @description Admin only. A running run stops taking cases, finishes those in flight and keeps a report of what ran (status cancelled); a finished run is removed with its report.
+         */
+        delete: operations["deleteEvalRun"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evals/{id}/junit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An eval run's report as JUnit XML (for CI systems)
+         * @description Admin only. One testsuite per variant and tool, one testcase per case; 409 while the run has no report.
+         */
+        get: operations["getEvalRunJunit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1412,6 +1480,125 @@ export interface components {
                 details?: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /** @description One eval case (docs/evals.md) */
+        EvalCase: {
+            name: string;
+            description?: string;
+            /** @description The tool under test (the one call, or the label of a sequence; default its last tool) */
+            tool?: string;
+            input?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Entry format of the one call (default rest)
+             * @enum {unknown}
+             */
+            via?: "rest" | "toolgate" | "openai" | "anthropic" | "gemini" | "mcp";
+            calls?: {
+                tool: string;
+                input?: {
+                    [key: string]: unknown;
+                };
+                /** @enum {unknown} */
+                via?: "rest" | "toolgate" | "openai" | "anthropic" | "gemini" | "mcp";
+                expect?: {
+                    /** @description The call succeeded (default: true unless code is set) */
+                    ok?: boolean;
+                    /** @description HTTP status; for batch and MCP the one the error code maps to */
+                    status?: number;
+                    /** @description The error code, e.g. EDIT_AMBIGUOUS */
+                    code?: string;
+                    /** @description A JSON subset of data: objects match by member */
+                    data?: unknown;
+                    paths?: {
+                        /** @description RFC 9535 JSONPath into data, e.g. $.matches[0].path */
+                        path: string;
+                        /** @description The first value found equals this (deeply) */
+                        equals?: unknown;
+                        /** @description A regular expression (JavaScript syntax, flag "s") */
+                        matches?: string;
+                        /** @description Whether the path finds anything */
+                        exists?: boolean;
+                        /** @description How many values the path finds */
+                        count?: number;
+                        /** @description Length of the first value found */
+                        length?: number;
+                    }[];
+                    /** @description A JSON subset of the error body (message, suggestion, details) */
+                    error?: unknown;
+                    /** @description A regular expression (JavaScript syntax, flag "s") */
+                    text?: string;
+                    /** @description A regular expression (JavaScript syntax, flag "s") */
+                    stdout?: string;
+                    /** @description A regular expression (JavaScript syntax, flag "s") */
+                    stderr?: string;
+                    /** @description Bound on this call */
+                    maxDurationMs?: number;
+                };
+            }[];
+            /** @description How the fresh session is made (default profile full) */
+            session?: {
+                profile?: string;
+                categories?: string[];
+                excludeTools?: string[];
+                template?: string;
+                archive_base64?: string;
+            };
+            /** @description Workspace files before the first call: text, or {base64} for bytes */
+            files?: {
+                [key: string]: string | {
+                    base64: string;
+                };
+            };
+            /** @description Call members apply to the last call; files to the end */
+            expect?: {
+                /** @description The call succeeded (default: true unless code is set) */
+                ok?: boolean;
+                /** @description HTTP status; for batch and MCP the one the error code maps to */
+                status?: number;
+                /** @description The error code, e.g. EDIT_AMBIGUOUS */
+                code?: string;
+                /** @description A JSON subset of data: objects match by member */
+                data?: unknown;
+                paths?: {
+                    /** @description RFC 9535 JSONPath into data, e.g. $.matches[0].path */
+                    path: string;
+                    /** @description The first value found equals this (deeply) */
+                    equals?: unknown;
+                    /** @description A regular expression (JavaScript syntax, flag "s") */
+                    matches?: string;
+                    /** @description Whether the path finds anything */
+                    exists?: boolean;
+                    /** @description How many values the path finds */
+                    count?: number;
+                    /** @description Length of the first value found */
+                    length?: number;
+                }[];
+                /** @description A JSON subset of the error body (message, suggestion, details) */
+                error?: unknown;
+                /** @description A regular expression (JavaScript syntax, flag "s") */
+                text?: string;
+                /** @description A regular expression (JavaScript syntax, flag "s") */
+                stdout?: string;
+                /** @description A regular expression (JavaScript syntax, flag "s") */
+                stderr?: string;
+                /** @description Bound on this call */
+                maxDurationMs?: number;
+                /** @description Workspace files after */
+                files?: {
+                    [key: string]: string | null | {
+                        content?: string;
+                        contains?: string;
+                        /** @description A regular expression (JavaScript syntax, flag "s") */
+                        matches?: string;
+                        sha256?: string;
+                        absent?: boolean;
+                    };
+                };
+                /** @description Bound on the whole case */
+                caseMaxDurationMs?: number;
             };
         };
     };
@@ -14169,6 +14356,684 @@ export interface operations {
             };
             /** @description Every error response has this shape */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listEvalRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: {
+                            id: string;
+                            /** @enum {unknown} */
+                            status: "running" | "completed" | "failed" | "cancelled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            finishedAt: string | null;
+                            datasets: string[];
+                            /** @description Only the cases of these tools (empty: all) */
+                            tools: string[];
+                            variants: string[];
+                            concurrency: number;
+                            progress: {
+                                total: number;
+                                done: number;
+                                passed: number;
+                                failed: number;
+                            };
+                            error: string | null;
+                            /** @description Over every variant, once done */
+                            passRate: number | null;
+                        }[];
+                        /** @description Shipped datasets, by name */
+                        datasets: string[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    startEvalRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Shipped datasets by name (GET /v1/evals lists them) */
+                    datasets?: string[];
+                    /** @description Cases inline (the dataset "inline") */
+                    cases?: components["schemas"]["EvalCase"][];
+                    tools?: string[];
+                    /** @default 4 */
+                    concurrency?: number;
+                    /** @description Configurations side by side (A/B) */
+                    variants?: {
+                        name: string;
+                        /** @description Overrides the case's session settings */
+                        session?: {
+                            profile?: string;
+                            categories?: string[];
+                            excludeTools?: string[];
+                        };
+                        /** @description Tool name in the dataset → the tool this variant calls instead */
+                        rename?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                    /** @description An earlier run: regressions and fixes against it */
+                    compareTo?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {unknown} */
+                        status: "running" | "completed" | "failed" | "cancelled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        finishedAt: string | null;
+                        datasets: string[];
+                        /** @description Only the cases of these tools (empty: all) */
+                        tools: string[];
+                        variants: string[];
+                        concurrency: number;
+                        progress: {
+                            total: number;
+                            done: number;
+                            passed: number;
+                            failed: number;
+                        };
+                        error: string | null;
+                        /** @description Over every variant, once done */
+                        passRate: number | null;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEvalRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {unknown} */
+                        status: "running" | "completed" | "failed" | "cancelled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        finishedAt: string | null;
+                        datasets: string[];
+                        /** @description Only the cases of these tools (empty: all) */
+                        tools: string[];
+                        variants: string[];
+                        concurrency: number;
+                        progress: {
+                            total: number;
+                            done: number;
+                            passed: number;
+                            failed: number;
+                        };
+                        error: string | null;
+                        /** @description Over every variant, once done */
+                        passRate: number | null;
+                        report: {
+                            /** Format: date-time */
+                            startedAt: string;
+                            /** Format: date-time */
+                            finishedAt: string;
+                            durationMs: number;
+                            datasets: string[];
+                            concurrency: number;
+                            variants: {
+                                name: string;
+                                total: number;
+                                passed: number;
+                                passRate: number;
+                                overheadMs: {
+                                    mean: number;
+                                    p50: number;
+                                    p95: number;
+                                    max: number;
+                                };
+                                tools: {
+                                    tool: string;
+                                    total: number;
+                                    passed: number;
+                                    passRate: number;
+                                    /** @description Median time of the case calls of this tool */
+                                    p50Ms: number;
+                                    p95Ms: number;
+                                }[];
+                                cases: {
+                                    /** @description <dataset>/<case name> */
+                                    id: string;
+                                    tool: string;
+                                    passed: boolean;
+                                    callMs: number;
+                                    caseMs: number;
+                                    /** @description Case wall time less the requests it made */
+                                    overheadMs: number;
+                                }[];
+                                failures: {
+                                    id: string;
+                                    tool: string;
+                                    mismatches: {
+                                        what: string;
+                                        expected: unknown;
+                                        actual: unknown;
+                                    }[];
+                                }[];
+                            }[];
+                            /** @description Cases whose outcome differs between the variants (A/B) */
+                            differences: {
+                                id: string;
+                                tool: string;
+                                /** @description Variant name → passed */
+                                passed: {
+                                    [key: string]: boolean;
+                                };
+                            }[];
+                            comparison?: {
+                                /** @description startedAt of the report compared against */
+                                previous: string;
+                                /** @description Passed before, fail now */
+                                regressions: {
+                                    variant: string;
+                                    id: string;
+                                    tool: string;
+                                }[];
+                                /** @description Failed before, pass now */
+                                fixes: {
+                                    variant: string;
+                                    id: string;
+                                    tool: string;
+                                }[];
+                                /** @description Cases the previous report did not have */
+                                added: number;
+                                /** @description Cases of the previous report not run now */
+                                removed: number;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteEvalRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {unknown} */
+                        status: "running" | "completed" | "failed" | "cancelled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        finishedAt: string | null;
+                        datasets: string[];
+                        /** @description Only the cases of these tools (empty: all) */
+                        tools: string[];
+                        variants: string[];
+                        concurrency: number;
+                        progress: {
+                            total: number;
+                            done: number;
+                            passed: number;
+                            failed: number;
+                        };
+                        error: string | null;
+                        /** @description Over every variant, once done */
+                        passRate: number | null;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getEvalRunJunit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JUnit XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

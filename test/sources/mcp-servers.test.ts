@@ -5,7 +5,7 @@
 // HTTP server on an allowed loopback host is reached from the service.
 import { Server as McpServer } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,20 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectApp } from '../helpers/app.js';
 import { injectApp } from '../helpers/app.js';
 import { writeConfigFile } from '../ops/with-config.js';
+import { MEMORY_SERVER_CONFIG } from '../helpers/mcp-memory.js';
 
-const NODE_MODULES = realpathSync(path.resolve(import.meta.dirname, '../../node_modules'));
-const SERVER = path.join(NODE_MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
-
-const config = {
-  mcpServers: {
-    memory: {
-      command: 'node',
-      args: [SERVER],
-      env: { MEMORY_FILE_PATH: '${WORKSPACE}/.memory.jsonl' },
-      readOnlyPaths: [NODE_MODULES],
-    },
-  },
-};
+const config = MEMORY_SERVER_CONFIG;
 
 /** A tool that says everything MCP lets a tool say about itself. */
 const LOOKUP = {
