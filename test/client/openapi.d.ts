@@ -342,8 +342,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Apply a unified diff that may touch several files, including new, deleted and renamed files
-         * @description Apply a unified diff that may touch several files, including new, deleted and renamed files. All files change or none: if a hunk does not fit, nothing is written and the error names the file and hunk, with the closest text. Hunks may sit at other line numbers than their headers say. Line endings and BOM of existing files are kept. The whole patch is one undo_edit step.
+         * Apply a patch that may touch several files, including new, deleted and moved files: a V4A patch ("*** Begin Patch", "*** Add File: p" with "+" lines, "*** Delete File: p", "*** Update File: p" with optional "*** Move to: q", "@@ <line above the change>" hints and " "/"-"/"+" lines, "*** End Patch") or a unified diff
+         * @description Apply a patch that may touch several files, including new, deleted and moved files: a V4A patch ("*** Begin Patch", "*** Add File: p" with "+" lines, "*** Delete File: p", "*** Update File: p" with optional "*** Move to: q", "@@ <line above the change>" hints and " "/"-"/"+" lines, "*** End Patch") or a unified diff. All files change or none: if a chunk does not fit, nothing is written and the error names the file and chunk, with the closest text; a chunk matching two places is refused with both. V4A lines match exactly, else ignoring whitespace or typographic punctuation. Line endings and BOM of existing files are kept. The whole patch is one undo_edit step.
          */
         post: operations["call_apply_patch"];
         delete?: never;
@@ -4438,7 +4438,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Unified diff (git diff or diff -u); "--- /dev/null" creates a file, "+++ /dev/null" deletes one */
+                    /** @description A V4A patch ("*** Begin Patch" … "*** End Patch") or a unified diff (git diff or diff -u) */
                     patch: string;
                     /**
                      * @description Check that every hunk applies without writing
@@ -4464,6 +4464,11 @@ export interface operations {
                         success: true;
                         callId: string;
                         data: {
+                            /**
+                             * @description The patch format read from the text
+                             * @enum {unknown}
+                             */
+                            format: "v4a" | "unified";
                             files: {
                                 path: string;
                                 /** @enum {unknown} */
@@ -4472,6 +4477,11 @@ export interface operations {
                                 from?: string;
                                 additions: number;
                                 deletions: number;
+                                /**
+                                 * @description V4A updates: how loosely the chunks matched (exact, or the whitespace/punctuation rule)
+                                 * @enum {unknown}
+                                 */
+                                match?: "exact" | "trailing_whitespace" | "whitespace" | "unicode";
                             }[];
                             dryRun: boolean;
                         };
