@@ -1,17 +1,28 @@
 // The vendor formats of GET /v1/tools?format=…: each answer is `{ tools }`, ready to use as the `tools`
-// field of that vendor's request (Gemini's entries are `{ functionDeclarations }` tool groups).
+// field of that vendor's request (Gemini's entries are `{ functionDeclarations }` tool groups). OpenAI's
+// formats take `strict` (declarations in strict mode's schema subset); the Responses format also lists
+// OpenAI's built-in tools whose calls toolgate runs (`builtins`).
 import { Type } from 'typebox';
 import type { RegisteredTool } from '../contract/registry.js';
 import { anthropicDeclaration, AnthropicToolSchema, type AnthropicTool } from './anthropic.js';
 import { geminiTools, GeminiToolSchema, type GeminiFunctionDeclaration } from './gemini.js';
 import { mcpDeclaration, McpToolSchema, type McpTool } from './mcp/declarations.js';
-import { openaiDeclaration, OpenAiToolSchema, type OpenAiTool } from './openai.js';
+import { openaiDeclaration, openaiStrictDeclaration, OpenAiToolSchema, type OpenAiTool } from './openai.js';
+import {
+  responsesBuiltins,
+  ResponsesBuiltinSchema,
+  responsesDeclaration,
+  ResponsesToolSchema,
+  type ResponsesBuiltin,
+  type ResponsesTool,
+} from './openai-responses.js';
 
-export const LLM_FORMATS = ['openai', 'anthropic', 'gemini', 'mcp'] as const;
+export const LLM_FORMATS = ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'] as const;
 export type LlmFormat = (typeof LLM_FORMATS)[number];
 
 export type LlmToolList =
   | { tools: OpenAiTool[] }
+  | { tools: ResponsesTool[]; builtins: ResponsesBuiltin[] }
   | { tools: AnthropicTool[] }
   | { tools: { functionDeclarations: GeminiFunctionDeclaration[] }[] }
   | { tools: McpTool[] };
@@ -20,16 +31,39 @@ export type LlmToolList =
 export const LlmToolListSchema = Type.Object({
   tools: Type.Union([
     Type.Array(OpenAiToolSchema),
+    Type.Array(ResponsesToolSchema),
     Type.Array(AnthropicToolSchema),
     Type.Array(GeminiToolSchema),
     Type.Array(McpToolSchema),
   ]),
+  builtins: Type.Optional(
+    Type.Array(ResponsesBuiltinSchema, {
+      description: "The vendor's built-in tools whose calls toolgate runs, and the tool each maps to",
+    }),
+  ),
 });
 
-export function llmToolList(format: LlmFormat, entries: RegisteredTool[]): LlmToolList {
+export interface LlmListOptions {
+  /** OpenAI formats: declarations for strict mode. */
+  strict?: boolean;
+}
+
+export function llmToolList(
+  format: LlmFormat,
+  entries: RegisteredTool[],
+  options: LlmListOptions = {},
+): LlmToolList {
+  const strict = options.strict === true;
   switch (format) {
     case 'openai':
-      return { tools: entries.map(openaiDeclaration) };
+      return { tools: entries.map(strict ? openaiStrictDeclaration : openaiDeclaration) };
+    case 'openai-responses': {
+      const names = new Set(entries.map((entry) => entry.tool.name));
+      return {
+        tools: entries.map((entry) => responsesDeclaration(entry, strict)),
+        builtins: responsesBuiltins((name) => names.has(name)),
+      };
+    }
     case 'anthropic':
       return { tools: entries.map(anthropicDeclaration) };
     case 'gemini':

@@ -27,6 +27,11 @@ const AuditEntry = Type.Object({
   duplicate: Type.Boolean({
     description: 'Answered from an identical earlier call of the same batch or turn, without running',
   }),
+  wireTool: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The vendor tool the model called when it is not ours by name, as "<format>:<tool>[.<command>]" ' +
+      '(e.g. "openai-responses:shell_call", "anthropic:str_replace_based_edit_tool.view"); null otherwise',
+  }),
 });
 
 const isIdCursor = (value: unknown): value is { beforeId: number } =>

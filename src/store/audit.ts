@@ -56,6 +56,12 @@ export const auditMigrations: Migration[] = [
       ALTER TABLE audit ADD COLUMN duplicate INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    // The vendor's built-in tool the model called when it is not ours by name (an OpenAI Responses
+    // shell_call or apply_patch_call, Anthropic's text editor or bash): the row's tool is what ran.
+    name: 'audit_0005_wire_tool',
+    sql: 'ALTER TABLE audit ADD COLUMN wire_tool TEXT;',
+  },
 ];
 
 /**
@@ -91,6 +97,8 @@ export interface AuditEntry {
   attempts?: number;
   /** Answered from an identical earlier call of the same batch or turn. */
   duplicate?: boolean;
+  /** The vendor's tool the model called, when not ours by name (e.g. "anthropic:bash"). */
+  wireTool?: string;
 }
 
 /** A row as the journal holds it: with its key (absent in rows journaled before keys existed). */
@@ -107,10 +115,11 @@ export interface AuditQuery {
   beforeId?: number;
 }
 
-export interface AuditRow extends AuditEntry {
+export interface AuditRow extends Omit<AuditEntry, 'wireTool'> {
   id: number;
   attempts: number;
   duplicate: boolean;
+  wireTool: string | null;
 }
 
 interface RawAuditRow {
@@ -131,6 +140,7 @@ interface RawAuditRow {
   input_summary: string;
   attempts: number;
   duplicate: number;
+  wire_tool: string | null;
 }
 
 const fromRow = (row: RawAuditRow): AuditRow => ({
@@ -151,6 +161,7 @@ const fromRow = (row: RawAuditRow): AuditRow => ({
   inputSummary: row.input_summary,
   attempts: row.attempts,
   duplicate: row.duplicate === 1,
+  wireTool: row.wire_tool ?? null,
 });
 
 /** WHERE clause and parameters shared by the audit listing and the stats queries. */
@@ -212,8 +223,8 @@ export class AuditStore {
     const insert = db.prepare(
       `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
          duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key,
-         attempts, duplicate)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         attempts, duplicate, wire_tool)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // Positional parameters: every call's row passes here, and binding by name looks each one up (and
     // needed a copy of the row for the two columns that are stored differently).
@@ -237,6 +248,7 @@ export class AuditStore {
           row.journalKey ?? null,
           row.attempts ?? 1,
           row.duplicate === true ? 1 : 0,
+          row.wireTool ?? null,
         );
       }
     });

@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * Tool declarations (with a session token: only the tools that session may call)
-         * @description Every tool's definition (format=toolgate), or declarations ready to paste into an OpenAI, Anthropic, Gemini or MCP request (format=openai|anthropic|gemini|mcp).
+         * @description Every tool's definition (format=toolgate), or declarations ready to paste into an OpenAI chat, OpenAI Responses, Anthropic, Gemini or MCP request (format=openai|openai-responses|anthropic|gemini|mcp). The Responses format also lists OpenAI's built-in tools whose calls toolgate runs (builtins); strict=true declares every tool for OpenAI's strict mode.
          */
         get: operations["listTools"];
         put?: never;
@@ -902,7 +902,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run several tool calls (toolgate, OpenAI, Anthropic or Gemini format)
+         * Run several tool calls (toolgate, OpenAI, OpenAI Responses, Anthropic or Gemini format)
          * @description Up to 100 calls. Read-only calls run concurrently; calls that write or execute run in order, after every earlier call and before every later one. Results keep the input order and come back in the format of the request; a failed call is an error result, not a failed batch.
          */
         post: operations["callBatch"];
@@ -2008,7 +2008,9 @@ export interface operations {
         parameters: {
             query?: {
                 category?: string;
-                format?: "toolgate" | "openai" | "anthropic" | "gemini" | "mcp";
+                format?: "toolgate" | "openai" | "openai-responses" | "anthropic" | "gemini" | "mcp";
+                /** @description format=openai|openai-responses: schemas in strict mode's subset (every property required, optional ones nullable, objects closed), with strict: true */
+                strict?: boolean;
             };
             header?: never;
             path?: never;
@@ -2056,6 +2058,15 @@ export interface operations {
                                 };
                                 strict?: boolean;
                             };
+                        }[] | {
+                            /** @enum {string} */
+                            type: "function";
+                            name: string;
+                            description: string;
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            strict: boolean;
                         }[] | {
                             name: string;
                             description: string;
@@ -2107,6 +2118,32 @@ export interface operations {
                                 idempotentHint: boolean;
                                 openWorldHint: boolean;
                             };
+                        }[];
+                        /** @description The vendor's built-in tools whose calls toolgate runs, and the tool each maps to */
+                        builtins?: {
+                            /** @description The entry for the request's tools list */
+                            tool: {
+                                /** @enum {string} */
+                                type: "apply_patch";
+                            } | {
+                                /** @enum {string} */
+                                type: "shell";
+                            } | {
+                                /** @enum {string} */
+                                type: "custom";
+                                name: string;
+                                description: string;
+                                format: {
+                                    /** @enum {string} */
+                                    type: "grammar";
+                                    /** @enum {string} */
+                                    syntax: "lark";
+                                    definition: string;
+                                };
+                            };
+                            /** @description The toolgate tool that runs its calls */
+                            mapsTo: string;
+                            note: string;
                         }[];
                     };
                 };
@@ -10639,6 +10676,10 @@ export interface operations {
                         };
                     }[];
                 } | {
+                    output: {
+                        type: string;
+                    }[];
+                } | {
                     content: {
                         type: string;
                     }[];
@@ -10691,6 +10732,43 @@ export interface operations {
                             /** @description The result as text; failures start with "Error <CODE>:" */
                             content: string;
                         }[];
+                    } | {
+                        /** @description One item per call item of the request, in order: append them to the next input */
+                        input: ({
+                            /** @enum {string} */
+                            type: "function_call_output";
+                            call_id: string;
+                            output: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "custom_tool_call_output";
+                            call_id: string;
+                            output: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "apply_patch_call_output";
+                            call_id: string;
+                            /** @enum {unknown} */
+                            status: "completed" | "failed";
+                            output: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "shell_call_output";
+                            call_id: string;
+                            output: {
+                                stdout: string;
+                                stderr: string;
+                                outcome: {
+                                    /** @enum {string} */
+                                    type: "timeout";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "exit";
+                                    exit_code: number;
+                                };
+                            }[];
+                            max_output_length: number | null;
+                        })[];
                     } | {
                         /** @enum {string} */
                         role: "user";
@@ -11426,6 +11504,8 @@ export interface operations {
                             attempts: number;
                             /** @description Answered from an identical earlier call of the same batch or turn, without running */
                             duplicate: boolean;
+                            /** @description The vendor tool the model called when it is not ours by name, as "<format>:<tool>[.<command>]" (e.g. "openai-responses:shell_call", "anthropic:str_replace_based_edit_tool.view"); null otherwise */
+                            wireTool: string | null;
                         }[];
                         nextCursor: string | null;
                     };
