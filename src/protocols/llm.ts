@@ -1,10 +1,11 @@
 // The vendor formats of GET /v1/tools?format=…: each answer is `{ tools }`, ready to use as the `tools`
 // field of that vendor's request (Gemini's entries are `{ functionDeclarations }` tool groups). OpenAI's
-// formats take `strict` (declarations in strict mode's schema subset); the Responses format also lists
-// OpenAI's built-in tools whose calls toolgate runs (`builtins`).
+// formats take `strict` (declarations in strict mode's schema subset); the Responses and Anthropic formats
+// also list the vendor's built-in tools whose calls toolgate runs (`builtins`).
 import { Type } from 'typebox';
 import type { RegisteredTool } from '../contract/registry.js';
 import { anthropicDeclaration, AnthropicToolSchema, type AnthropicTool } from './anthropic.js';
+import { anthropicBuiltins, AnthropicBuiltinSchema, type AnthropicBuiltin } from './anthropic-builtin.js';
 import { geminiTools, GeminiToolSchema, type GeminiFunctionDeclaration } from './gemini.js';
 import { mcpDeclaration, McpToolSchema, type McpTool } from './mcp/declarations.js';
 import { openaiDeclaration, openaiStrictDeclaration, OpenAiToolSchema, type OpenAiTool } from './openai.js';
@@ -23,7 +24,7 @@ export type LlmFormat = (typeof LLM_FORMATS)[number];
 export type LlmToolList =
   | { tools: OpenAiTool[] }
   | { tools: ResponsesTool[]; builtins: ResponsesBuiltin[] }
-  | { tools: AnthropicTool[] }
+  | { tools: AnthropicTool[]; builtins: AnthropicBuiltin[] }
   | { tools: { functionDeclarations: GeminiFunctionDeclaration[] }[] }
   | { tools: McpTool[] };
 
@@ -37,8 +38,9 @@ export const LlmToolListSchema = Type.Object({
     Type.Array(McpToolSchema),
   ]),
   builtins: Type.Optional(
-    Type.Array(ResponsesBuiltinSchema, {
-      description: "The vendor's built-in tools whose calls toolgate runs, and the tool each maps to",
+    Type.Union([Type.Array(ResponsesBuiltinSchema), Type.Array(AnthropicBuiltinSchema)], {
+      description:
+        "openai-responses and anthropic: the vendor's built-in tools whose calls toolgate runs, and the tools each maps to",
     }),
   ),
 });
@@ -47,6 +49,12 @@ export interface LlmListOptions {
   /** OpenAI formats: declarations for strict mode. */
   strict?: boolean;
 }
+
+/** Whether a tool is among the listed ones (the built-ins that map to it are listed with it). */
+const listed = (entries: RegisteredTool[]) => {
+  const names = new Set(entries.map((entry) => entry.tool.name));
+  return (name: string) => names.has(name);
+};
 
 export function llmToolList(
   format: LlmFormat,
@@ -57,15 +65,13 @@ export function llmToolList(
   switch (format) {
     case 'openai':
       return { tools: entries.map(strict ? openaiStrictDeclaration : openaiDeclaration) };
-    case 'openai-responses': {
-      const names = new Set(entries.map((entry) => entry.tool.name));
+    case 'openai-responses':
       return {
         tools: entries.map((entry) => responsesDeclaration(entry, strict)),
-        builtins: responsesBuiltins((name) => names.has(name)),
+        builtins: responsesBuiltins(listed(entries)),
       };
-    }
     case 'anthropic':
-      return { tools: entries.map(anthropicDeclaration) };
+      return { tools: entries.map(anthropicDeclaration), builtins: anthropicBuiltins(listed(entries)) };
     case 'gemini':
       return { tools: geminiTools(entries) };
     case 'mcp':

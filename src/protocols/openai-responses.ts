@@ -44,7 +44,7 @@ export const ResponsesBuiltinSchema = Type.Object({
     ],
     { description: "The entry for the request's tools list" },
   ),
-  mapsTo: Type.String({ description: 'The toolgate tool that runs its calls' }),
+  mapsTo: Type.Array(Type.String(), { description: 'The toolgate tools that run its calls' }),
   note: Type.String(),
 });
 
@@ -71,7 +71,7 @@ export function responsesBuiltins(allowed: (tool: string) => boolean): Responses
     builtins.push(
       {
         tool: { type: 'apply_patch' },
-        mapsTo: 'apply_patch',
+        mapsTo: ['apply_patch'],
         note: 'apply_patch_call items (create_file, update_file, delete_file with V4A diffs) run as apply_patch',
       },
       {
@@ -83,7 +83,7 @@ export function responsesBuiltins(allowed: (tool: string) => boolean): Responses
             'sections (@@ hints, " "/"-"/"+" lines), then *** End Patch. All files change or none.',
           format: { type: 'grammar', syntax: 'lark', definition: V4A_LARK_GRAMMAR },
         },
-        mapsTo: 'apply_patch',
+        mapsTo: ['apply_patch'],
         note: 'custom_tool_call items named apply_patch: their input is the patch (use instead of the function)',
       },
     );
@@ -91,7 +91,7 @@ export function responsesBuiltins(allowed: (tool: string) => boolean): Responses
   if (allowed('run_command')) {
     builtins.push({
       tool: { type: 'shell' },
-      mapsTo: 'run_command',
+      mapsTo: ['run_command'],
       note: 'shell_call items: each command runs as run_command in the workspace root, in order',
     });
   }

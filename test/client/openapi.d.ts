@@ -2119,7 +2119,7 @@ export interface operations {
                                 openWorldHint: boolean;
                             };
                         }[];
-                        /** @description The vendor's built-in tools whose calls toolgate runs, and the tool each maps to */
+                        /** @description openai-responses and anthropic: the vendor's built-in tools whose calls toolgate runs, and the tools each maps to */
                         builtins?: {
                             /** @description The entry for the request's tools list */
                             tool: {
@@ -2141,8 +2141,29 @@ export interface operations {
                                     definition: string;
                                 };
                             };
-                            /** @description The toolgate tool that runs its calls */
-                            mapsTo: string;
+                            /** @description The toolgate tools that run its calls */
+                            mapsTo: string[];
+                            note: string;
+                        }[] | {
+                            /** @description The entry for the Messages request's tools list */
+                            tool: {
+                                /** @enum {unknown} */
+                                type: "text_editor_20250728" | "text_editor_20250429";
+                                /** @enum {string} */
+                                name: "str_replace_based_edit_tool";
+                            } | {
+                                /** @enum {string} */
+                                type: "text_editor_20250124";
+                                /** @enum {string} */
+                                name: "str_replace_editor";
+                            } | {
+                                /** @enum {string} */
+                                type: "bash_20250124";
+                                /** @enum {string} */
+                                name: "bash";
+                            };
+                            /** @description The toolgate tools that run its calls */
+                            mapsTo: string[];
                             note: string;
                         }[];
                     };

@@ -25,7 +25,7 @@ import { injectApp, type InjectApp } from '../helpers/app.js';
 export const declarationFits = (tool: ResponsesTool): FunctionTool => tool;
 export const builtinFits = (builtin: ResponsesBuiltin): ApplyPatchTool | FunctionShellTool | CustomTool =>
   builtin.tool;
-export const toolListFits = (list: Extract<LlmToolList, { builtins: unknown }>): Tool[] => [
+export const toolListFits = (list: Extract<LlmToolList, { tools: ResponsesTool[] }>): Tool[] => [
   ...list.tools,
   ...list.builtins.map((b) => b.tool),
 ];
@@ -90,9 +90,9 @@ describe('OpenAI Responses', () => {
       parameters: { type: 'object' },
     });
     expect(res.body.builtins.map((b: ResponsesBuiltin) => [b.tool.type, b.mapsTo])).toEqual([
-      ['apply_patch', 'apply_patch'],
-      ['custom', 'apply_patch'],
-      ['shell', 'run_command'],
+      ['apply_patch', ['apply_patch']],
+      ['custom', ['apply_patch']],
+      ['shell', ['run_command']],
     ]);
     const readOnly = await t.createSession({ profile: 'read-only' });
     expect((await tools('format=openai-responses', readOnly).expect(200)).body.builtins).toEqual([]);
