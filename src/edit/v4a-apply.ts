@@ -26,15 +26,31 @@ const KEYS: Record<MatchLevel, (line: string) => string> = {
   unicode: (line) => line.replace(PUNCTUATION_RE, (c) => PUNCTUATION[c]).trim(),
 };
 
-/** The file's lines compared at each level, computed once per level on first use. */
+/** A cheap fingerprint of a line (its length and four of its characters): most lines differ in it. */
+function fingerprint(line: string): number {
+  const n = line.length;
+  if (n === 0) return 0;
+  return (
+    ((((n * 31 + line.charCodeAt(0)) * 31 + line.charCodeAt(n >> 1)) * 31 + line.charCodeAt((n * 3) >> 2)) *
+      31 +
+      line.charCodeAt(n - 1)) |
+    0
+  );
+}
+
+/** The file's lines compared at each level, with their fingerprints, computed once per level on use. */
 class KeyedLines {
-  private readonly keyed = new Map<MatchLevel, string[]>();
+  private readonly keyed = new Map<MatchLevel, { keys: readonly string[]; prints: Int32Array }>();
   constructor(readonly lines: readonly string[]) {}
-  at(level: MatchLevel): string[] {
-    let keys = this.keyed.get(level);
-    if (!keys)
-      this.keyed.set(level, (keys = level === 'exact' ? [...this.lines] : this.lines.map(KEYS[level])));
-    return keys;
+  at(level: MatchLevel) {
+    let entry = this.keyed.get(level);
+    if (!entry) {
+      const keys = level === 'exact' ? this.lines : this.lines.map(KEYS[level]);
+      const prints = new Int32Array(keys.length);
+      for (let i = 0; i < keys.length; i++) prints[i] = fingerprint(keys[i]);
+      this.keyed.set(level, (entry = { keys, prints }));
+    }
+    return entry;
   }
 }
 
@@ -44,20 +60,26 @@ interface Found {
   starts: number[];
 }
 
-/** Every place at or after `from` where `pattern` matches, at the strictest level that finds any. */
+/**
+ * Every place at or after `from` where `pattern` matches, at the strictest level that finds any; with
+ * `onlyAt`, only that place. A scan of fingerprints: a Map of the file's lines would hash every line,
+ * which costs more than this whole scan, and most fingerprints differ from the first line's.
+ */
 function seek(
   file: KeyedLines,
   pattern: readonly string[],
   from: number,
   onlyAt?: number,
 ): Found | undefined {
-  const last = file.lines.length - pattern.length;
   for (const level of MATCH_LEVELS) {
-    const keys = file.at(level);
+    const { keys, prints } = file.at(level);
     const wanted = pattern.map(KEYS[level]);
+    const head = wanted[0];
+    const print = fingerprint(head);
+    const last = Math.min(onlyAt ?? Infinity, keys.length - wanted.length);
     const starts: number[] = [];
-    for (let i = onlyAt ?? from; i <= (onlyAt ?? last); i++) {
-      if (i < 0 || keys[i] !== wanted[0]) continue;
+    for (let i = onlyAt ?? from; i <= last; i++) {
+      if (prints[i] !== print || keys[i] !== head) continue;
       let j = 1;
       while (j < wanted.length && keys[i + j] === wanted[j]) j++;
       if (j === wanted.length) starts.push(i);
