@@ -77,6 +77,17 @@ export function parseBatch(body: unknown, tools: ToolRegistry): ParsedBatch {
     const made = wire.call(item, index, tools);
     return (Array.isArray(made) ? made : [made]).map((call) => ({ ...call, item: index }));
   });
+  // An item may hold several calls (a shell_call's commands): the limit is on what runs.
+  if (calls.length > MAX_BATCH_CALLS) {
+    throw toolgateError(
+      'BODY_TOO_LARGE',
+      `The batch holds ${calls.length} calls (its items' commands counted); at most ${MAX_BATCH_CALLS} are allowed`,
+      {
+        suggestion: `Split it into batches of ${MAX_BATCH_CALLS} calls or fewer.`,
+        details: { calls: calls.length, limit: MAX_BATCH_CALLS },
+      },
+    );
+  }
   return { format, calls, items };
 }
 

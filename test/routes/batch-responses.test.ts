@@ -280,6 +280,16 @@ describe('OpenAI Responses', () => {
     expect(bad.body.error.message).toContain('/output[0]/action/commands');
   });
 
+  it("counts a shell_call's commands against the batch limit of 100 calls", async () => {
+    const shell = (i: number) => ({
+      type: 'shell_call',
+      call_id: `s${i}`,
+      action: { commands: Array.from({ length: 20 }, () => 'true') },
+    });
+    const res = await batch({ output: Array.from({ length: 6 }, (_, i) => shell(i)) }).expect(413);
+    expect(res.body.error).toMatchObject({ code: 'BODY_TOO_LARGE', details: { calls: 120, limit: 100 } });
+  });
+
   it('a session without execute permission gets the refusal inside the shell output, not a failed batch', async () => {
     const reader = await t.createSession({ profile: 'read-write' });
     const res = await t.http
