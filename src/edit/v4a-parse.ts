@@ -87,7 +87,12 @@ function body(text: string): { lines: string[]; offset: number } {
   return { lines, offset };
 }
 
+/**
+ * The marker a line is, if any. Padding is forgiven, but not a leading " ", "+" or "-": that is a line
+ * of a file's content (a document about patches may hold "*** Add File:" as a context line).
+ */
 const headerOf = (line: string): string | undefined => {
+  if (line[0] === ' ' || line[0] === '+' || line[0] === '-') return undefined;
   const trimmed = line.trim();
   return [...FILE_HEADERS, MOVE, EOF_MARK, BEGIN, END].find((h) => trimmed.startsWith(h));
 };
@@ -135,7 +140,7 @@ export function parseUpdateBody(lines: string[], first: number, path: string): V
       if (anchor !== null) anchors.push(anchor);
       return;
     }
-    if (line.trim() === EOF_MARK) {
+    if (headerOf(line) === EOF_MARK) {
       if (!current || !current.lines.length) {
         throw failure('"*** End of File" must follow the lines of a chunk', GRAMMAR, at);
       }
@@ -201,7 +206,7 @@ export function parseV4aPatch(text: string): V4aOperation[] {
       index++;
       continue;
     }
-    const header = headerOf(line);
+    const header = headerOf(line.trimStart());
     if (!header || !FILE_HEADERS.includes(header)) {
       throw failure(
         `Expected a file header ("*** Add File:", "*** Delete File:" or "*** Update File:"), got "${line.slice(0, 80)}"`,
@@ -211,7 +216,10 @@ export function parseV4aPatch(text: string): V4aOperation[] {
     }
     const path = pathAfter(line, header, lineNo(index));
     let end = index + 1;
-    while (end < lines.length && !FILE_HEADERS.includes(headerOf(lines[end]) ?? '')) end++;
+    // Content lines of an update may hold marker text behind their " ", "+" or "-"; an added file's
+    // lines all start with "+", and a deletion has none, so after those a padded header is a header.
+    const headerAt = header === UPDATE ? headerOf : (l: string) => headerOf(l.trimStart());
+    while (end < lines.length && !FILE_HEADERS.includes(headerAt(lines[end]) ?? '')) end++;
     const section = lines.slice(index + 1, end);
     if (header === DELETE) {
       const extra = section.findIndex((l) => l.trim() !== '');

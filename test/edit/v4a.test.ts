@@ -84,6 +84,30 @@ describe('V4A parsing', () => {
     ]);
   });
 
+  it('reads marker text in content lines as content', () => {
+    const ops = parseV4aPatch(
+      wrap(
+        '*** Update File: docs/patches.md\n@@\n Start with:\n-*** Begin Patch\n+    *** Begin Patch\n *** End of File\n *** Add File: x',
+      ),
+    );
+    expect(ops).toHaveLength(1);
+    expect(ops[0]).toMatchObject({
+      kind: 'update',
+      chunks: [
+        {
+          eof: false,
+          lines: [
+            { op: ' ', text: 'Start with:' },
+            { op: '-', text: '*** Begin Patch' },
+            { op: '+', text: '    *** Begin Patch' },
+            { op: ' ', text: '*** End of File' },
+            { op: ' ', text: '*** Add File: x' },
+          ],
+        },
+      ],
+    });
+  });
+
   it('names the patch line of a line that belongs to no chunk', () => {
     const err = failure(() => parseV4aPatch(wrap('*** Update File: a.py\n@@ def f():\n  x\nreturn y')));
     expect(err.code).toBe('PATCH_FAILED');
