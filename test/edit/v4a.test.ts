@@ -1,6 +1,7 @@
 // The V4A engine without a workspace: what the parser reads (and refuses, with the patch line), where the
 // applier puts chunks at each match level, and the errors a model gets. The corpus in
 // test/fixtures/v4a runs whole patches through apply_patch (test/tools/edit/v4a-corpus.test.ts).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isToolgateError } from '../../src/lib/errors.js';
 import { applyV4aChunks } from '../../src/edit/v4a-apply.js';
@@ -186,5 +187,47 @@ describe('V4A placement', () => {
       additions: 2,
       deletions: 1,
     });
+  });
+});
+
+describe('V4A on arbitrary text', () => {
+  // Patches glued from the format's own pieces and stray text: whatever a model sends, the engine
+  // answers with a ToolgateError or a result, never with another exception (a 500).
+  const piece = fc.constantFrom(
+    '*** Begin Patch',
+    '*** End Patch',
+    '*** Update File: f',
+    '*** Add File: g',
+    '*** Delete File: f',
+    '*** Move to: h',
+    '*** End of File',
+    '@@',
+    '@@ a',
+    '@@ -1,2 +1,3 @@',
+    ' a',
+    ' b',
+    '-a',
+    '-b',
+    '+c',
+    '',
+    'x',
+  );
+  it('never throws anything but a ToolgateError', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(piece, fc.string({ maxLength: 6 })), { maxLength: 14 }),
+        fc.string({ maxLength: 12 }),
+        (parts, file) => {
+          try {
+            for (const op of parseV4aPatch(`*** Begin Patch\n${parts.join('\n')}\n*** End Patch`)) {
+              if (op.kind === 'update') applyV4aChunks(`a\nb\n${file}\na\n`, op.chunks, 'f');
+            }
+          } catch (err) {
+            if (!isToolgateError(err)) throw err;
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
