@@ -37,6 +37,8 @@ export interface CallRequest {
   approved?: boolean;
   /** The turn this call belongs to (one batch, or the caller's X-Toolgate-Turn): repeats are detected in it. */
   turn?: string;
+  /** The vendor's tool the model called, when it is not ours by name (e.g. "openai-responses:shell_call"). */
+  wireTool?: string;
 }
 
 /** Mutable state of one call, filled in by the middleware as it passes. */

@@ -11,6 +11,7 @@ import { encodeText } from './text-file.js';
 import { loadTextFile } from './load-text-file.js';
 
 import type { PatchStatus } from './patch.js';
+import type { MatchLevel } from './v4a-apply.js';
 
 /** A path as the runtime resolved it. */
 interface ResolvedPath {
@@ -25,9 +26,12 @@ export interface FilePlan {
   additions: number;
   deletions: number;
   writes: PlannedWrite[];
+  /** V4A updates: the loosest level at which a chunk's lines matched the file. */
+  match?: MatchLevel;
 }
 
-async function load(ctx: EditContext, target: ResolvedPath, expected?: string) {
+/** Reads a file for a patch and checks it is the version the session (and expected_sha256) knows. */
+export async function load(ctx: EditContext, target: ResolvedPath, expected?: string) {
   const file = await loadTextFile(ctx.workspace, target.relative, ctx.limits.editMaxBytes);
   checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, expected);
   return file;

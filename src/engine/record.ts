@@ -105,6 +105,7 @@ function auditEntry(
     inputSummary,
     attempts: call.attempts ?? 1,
     duplicate: call.duplicate === true,
+    ...(request.wireTool !== undefined ? { wireTool: request.wireTool } : {}),
   };
 }
 

@@ -1,8 +1,11 @@
 // The Anthropic wire format (Messages API): declarations are the `tools` entries of a request
 // ({name, description, input_schema}); a batch is the assistant message's `content`, whose tool_use
 // blocks are run (text and thinking blocks ignored); the answer is a user message of tool_result blocks.
+// tool_use blocks of Anthropic's built-in text editor and bash are run by anthropic-builtin.ts.
 import { Type, type Static } from 'typebox';
 import type { RegisteredTool } from '../contract/registry.js';
+import { builtinCall } from './anthropic-builtin.js';
+import { builtinAnswer } from './anthropic-builtin-answer.js';
 import { batchReader, jsonBytes, type BatchWire } from './batch-call.js';
 import { llmInputSchema } from './llm-schema.js';
 import { outcomeText } from './result-text.js';
@@ -62,18 +65,28 @@ export const anthropicBatch: BatchWire<AnthropicBatch['content'][number]> = {
   answer: AnthropicAnswerSchema,
   emptySuggestion: 'Include the tool_use blocks of the assistant message.',
   items: (body) => readBody(body).content.filter((block) => block.type === 'tool_use'),
-  call(block, index) {
-    const { id, name, input } = readToolUse(block, `/tool_use[${index}]`);
-    return { id, name, arguments: input, bytesIn: jsonBytes(input) };
+  call(block, index, tools) {
+    const at = `/tool_use[${index}]`;
+    const toolUse = readToolUse(block, at);
+    const { id, name, input } = toolUse;
+    return builtinCall(toolUse, at, tools) ?? { id, name, arguments: input, bytesIn: jsonBytes(input) };
   },
   // Every tool_use block carries an id (the schema requires one), hence the `?? ''` is unreachable.
-  render: (results): AnthropicAnswer => ({
+  render: (results, items): AnthropicAnswer => ({
     role: 'user',
-    content: results.map(({ call, outcome }) => ({
-      type: 'tool_result',
-      tool_use_id: call.id ?? '',
-      content: outcomeText(outcome),
-      is_error: !outcome.ok,
-    })),
+    content: results.map(({ call, outcome }) => {
+      // A built-in tool's call (text editor, bash) is answered in the words its models know.
+      const block =
+        call.wireTool !== undefined && call.item !== undefined ? readToolUse(items[call.item]) : undefined;
+      const answer = block
+        ? builtinAnswer(block, outcome)
+        : { text: outcomeText(outcome), isError: !outcome.ok };
+      return {
+        type: 'tool_result',
+        tool_use_id: call.id ?? '',
+        content: answer.text,
+        is_error: answer.isError,
+      };
+    }),
   }),
 };

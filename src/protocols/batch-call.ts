@@ -4,6 +4,7 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { toolgateError } from '../lib/errors.js';
+import type { ToolRegistry } from '../contract/registry.js';
 import type { BatchCall, BatchFormat, BatchResult } from '../engine/batch/types.js';
 
 export type { BatchCall, BatchFormat, BatchResult, ParsedBatch } from '../engine/batch/types.js';
@@ -23,10 +24,14 @@ export interface BatchWire<Item = unknown> {
   /** What to say when the body holds no tool call. */
   readonly emptySuggestion?: string;
   items(body: unknown): Item[];
-  /** One call; an item that is no valid call throws VALIDATION_FAILED (see batchReader). */
-  call(item: Item, index: number): BatchCall;
-  /** The answer, ready to append to that vendor's conversation as is. */
-  render(results: BatchResult[]): unknown;
+  /**
+   * The call (or calls: an OpenAI shell_call runs each of its commands) of one item; an item that is no
+   * valid call throws VALIDATION_FAILED (see batchReader). `tools` is for formats whose arguments
+   * depend on the tool's schema (OpenAI strict mode).
+   */
+  call(item: Item, index: number, tools: ToolRegistry): BatchCall | BatchCall[];
+  /** The answer, ready to append to that vendor's conversation as is; `items` are the body's, in order. */
+  render(results: BatchResult[], items: readonly Item[]): unknown;
 }
 
 /** VALIDATION_FAILED naming the first few problems of a body in `format`. */

@@ -1,5 +1,6 @@
 // POST /v1/sessions/{id}/calls in every wire format: picks the format of a body by its top-level member
-// — toolgate `{calls}`, OpenAI `{tool_calls}` (an assistant message may be posted as is), Anthropic
+// — toolgate `{calls}`, OpenAI `{tool_calls}` (an assistant message may be posted as is), OpenAI Responses
+// `{output}` (a response may be posted as is), Anthropic
 // `{content}` (tool_use blocks), Gemini `{parts}` (functionCall parts) — reads it into one call list with
 // that format's module, and answers in the same format. A call whose arguments cannot be parsed keeps its
 // place with the error, so the others still run.
@@ -9,6 +10,8 @@ import { anthropicBatch } from './anthropic.js';
 import type { BatchFormat, BatchResult, BatchWire, ParsedBatch } from './batch-call.js';
 import { geminiBatch } from './gemini.js';
 import { openaiBatch } from './openai.js';
+import { responsesBatch } from './openai-responses.js';
+import type { ToolRegistry } from '../contract/registry.js';
 import { toolgateBatch } from './toolgate.js';
 
 export type { BatchCall, BatchFormat, BatchResult, ParsedBatch } from './batch-call.js';
@@ -19,6 +22,7 @@ export const MAX_BATCH_CALLS = 100;
 const WIRES: Record<BatchFormat, BatchWire> = {
   toolgate: toolgateBatch,
   openai: openaiBatch,
+  'openai-responses': responsesBatch,
   anthropic: anthropicBatch,
   gemini: geminiBatch,
 };
@@ -41,7 +45,7 @@ function detectFormat(body: unknown): BatchFormat {
     throw toolgateError(
       'VALIDATION_FAILED',
       keys.length === 0
-        ? 'A batch body needs one of "calls", "tool_calls" (OpenAI), "content" (Anthropic) or "parts" (Gemini)'
+        ? 'A batch body needs one of "calls", "tool_calls" (OpenAI), "output" (OpenAI Responses), "content" (Anthropic) or "parts" (Gemini)'
         : `A batch body may use only one format, got ${keys.join(' and ')}`,
       { suggestion: 'Send {"calls": [{"name": "read_file", "arguments": {"path": "README.md"}}]}.' },
     );
@@ -49,7 +53,7 @@ function detectFormat(body: unknown): BatchFormat {
   return FORMAT_KEYS[keys[0]];
 }
 
-export function parseBatch(body: unknown): ParsedBatch {
+export function parseBatch(body: unknown, tools: ToolRegistry): ParsedBatch {
   const format = detectFormat(body);
   const wire = WIRES[format];
   const items = wire.items(body);
@@ -69,9 +73,24 @@ export function parseBatch(body: unknown): ParsedBatch {
       },
     );
   }
-  return { format, calls: items.map((item, index) => wire.call(item, index)) };
+  const calls = items.flatMap((item, index) => {
+    const made = wire.call(item, index, tools);
+    return (Array.isArray(made) ? made : [made]).map((call) => ({ ...call, item: index }));
+  });
+  // An item may hold several calls (a shell_call's commands): the limit is on what runs.
+  if (calls.length > MAX_BATCH_CALLS) {
+    throw toolgateError(
+      'BODY_TOO_LARGE',
+      `The batch holds ${calls.length} calls (its items' commands counted); at most ${MAX_BATCH_CALLS} are allowed`,
+      {
+        suggestion: `Split it into batches of ${MAX_BATCH_CALLS} calls or fewer.`,
+        details: { calls: calls.length, limit: MAX_BATCH_CALLS },
+      },
+    );
+  }
+  return { format, calls, items };
 }
 
 /** The answer in the format the batch came in, ready to append to the conversation as is. */
-export const renderBatch = (format: BatchFormat, results: BatchResult[]): unknown =>
-  WIRES[format].render(results);
+export const renderBatch = (batch: ParsedBatch, results: BatchResult[]): unknown =>
+  WIRES[batch.format].render(results, batch.items ?? []);

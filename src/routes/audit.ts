@@ -34,6 +34,11 @@ const AuditEntry = Type.Object({
   reason: Type.Union([Type.String(), Type.Null()], {
     description: "A parked call's final row: the reason the operator gave, if any",
   }),
+  wireTool: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'The vendor tool the model called when it is not ours by name, as "<format>:<tool>[.<command>]" ' +
+      '(e.g. "openai-responses:shell_call", "anthropic:str_replace_based_edit_tool.view"); null otherwise',
+  }),
 });
 
 const isIdCursor = (value: unknown): value is { beforeId: number } =>

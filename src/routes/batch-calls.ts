@@ -24,7 +24,7 @@ export default async function batchCallRoutes(app: FastifyInstance): Promise<voi
       schema: {
         operationId: 'callBatch',
         tags: ['tools'],
-        summary: 'Run several tool calls (toolgate, OpenAI, Anthropic or Gemini format)',
+        summary: 'Run several tool calls (toolgate, OpenAI, OpenAI Responses, Anthropic or Gemini format)',
         description:
           `Up to ${MAX_BATCH_CALLS} calls. Read-only calls run concurrently; calls that write or execute ` +
           'run in order, after every earlier call and before every later one. Results keep the input order ' +
@@ -36,14 +36,14 @@ export default async function batchCallRoutes(app: FastifyInstance): Promise<voi
     },
     async (request, reply) => {
       const session = sessionForRequest(app, request, request.params.id);
-      const batch = parseBatch(request.body);
+      const batch = parseBatch(request.body, registry);
       const results = await executeBatch({ pipeline, registry, turns }, batch, {
         session,
         caller: request.principal!.kind,
         signal: clientGoneHook(reply),
         turn: turnOf(request),
       });
-      return renderBatch(batch.format, results);
+      return renderBatch(batch, results);
     },
   );
 }

@@ -32,10 +32,15 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
         tags: ['tools'],
         summary: 'Tool declarations (with a session token: only the tools that session may call)',
         description:
-          "Every tool's definition (format=toolgate), or declarations ready to paste into an OpenAI, Anthropic, Gemini or MCP request (format=openai|anthropic|gemini|mcp).",
+          "Every tool's definition (format=toolgate), or declarations ready to paste into an OpenAI chat, OpenAI Responses, Anthropic, Gemini or MCP request (format=openai|openai-responses|anthropic|gemini|mcp). The Responses format also lists OpenAI's built-in tools whose calls toolgate runs (builtins); strict=true declares every tool for OpenAI's strict mode.",
         querystring: Type.Object({
           category: Type.Optional(Type.String({ minLength: 1 })),
           format: Type.Enum(['toolgate', ...LLM_FORMATS], { default: 'toolgate' }),
+          strict: Type.Boolean({
+            default: false,
+            description:
+              "format=openai|openai-responses: schemas in strict mode's subset (every property required, optional ones nullable, objects closed), with strict: true",
+          }),
         }),
         response: {
           200: Type.Union([Type.Object({ tools: Type.Array(ToolDeclaration) }), LlmToolListSchema]),
@@ -44,7 +49,7 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
       },
     },
     async (request) => {
-      const { category, format } = request.query;
+      const { category, format, strict } = request.query;
       const tools = visible(request).filter(
         (entry) => category === undefined || entry.tool.category === category,
       );
@@ -53,6 +58,7 @@ export default async function toolRoutes(fastify: FastifyInstance): Promise<void
         return llmToolList(
           format,
           tools.filter((entry) => switches.isEnabled(entry.tool)),
+          { strict },
         );
       }
       return { tools: tools.map(declaration) };

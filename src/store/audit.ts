@@ -64,6 +64,12 @@ export const auditMigrations: Migration[] = [
       ALTER TABLE audit ADD COLUMN reason TEXT;
     `,
   },
+  {
+    // The vendor's built-in tool the model called when it is not ours by name (an OpenAI Responses
+    // shell_call or apply_patch_call, Anthropic's text editor or bash): the row's tool is what ran.
+    name: 'audit_0006_wire_tool',
+    sql: 'ALTER TABLE audit ADD COLUMN wire_tool TEXT;',
+  },
 ];
 
 /**
@@ -103,6 +109,8 @@ export interface AuditEntry {
   decidedBy?: string | null;
   /** A parked call's final row: the reason the operator gave. */
   reason?: string | null;
+  /** The vendor's tool the model called, when not ours by name (e.g. "anthropic:bash"). */
+  wireTool?: string;
 }
 
 /** A row as the journal holds it: with its key (absent in rows journaled before keys existed). */
@@ -121,12 +129,13 @@ export interface AuditQuery {
   operatorReads?: boolean;
 }
 
-export interface AuditRow extends AuditEntry {
+export interface AuditRow extends Omit<AuditEntry, 'wireTool'> {
   id: number;
   attempts: number;
   duplicate: boolean;
   decidedBy: string | null;
   reason: string | null;
+  wireTool: string | null;
 }
 
 interface RawAuditRow {
@@ -149,6 +158,7 @@ interface RawAuditRow {
   duplicate: number;
   decided_by: string | null;
   reason: string | null;
+  wire_tool: string | null;
 }
 
 const fromRow = (row: RawAuditRow): AuditRow => ({
@@ -171,6 +181,7 @@ const fromRow = (row: RawAuditRow): AuditRow => ({
   duplicate: row.duplicate === 1,
   decidedBy: row.decided_by,
   reason: row.reason,
+  wireTool: row.wire_tool ?? null,
 });
 
 /** WHERE clause and parameters shared by the audit listing and the stats queries. */
@@ -233,8 +244,8 @@ export class AuditStore {
     const insert = db.prepare(
       `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
          duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key,
-         attempts, duplicate, decided_by, reason)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         attempts, duplicate, decided_by, reason, wire_tool)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     // Positional parameters: every call's row passes here, and binding by name looks each one up (and
     // needed a copy of the row for the two columns that are stored differently).
@@ -260,6 +271,7 @@ export class AuditStore {
           row.duplicate === true ? 1 : 0,
           row.decidedBy ?? null,
           row.reason ?? null,
+          row.wireTool ?? null,
         );
       }
     });

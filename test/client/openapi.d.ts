@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * Tool declarations (with a session token: only the tools that session may call)
-         * @description Every tool's definition (format=toolgate), or declarations ready to paste into an OpenAI, Anthropic, Gemini or MCP request (format=openai|anthropic|gemini|mcp).
+         * @description Every tool's definition (format=toolgate), or declarations ready to paste into an OpenAI chat, OpenAI Responses, Anthropic, Gemini or MCP request (format=openai|openai-responses|anthropic|gemini|mcp). The Responses format also lists OpenAI's built-in tools whose calls toolgate runs (builtins); strict=true declares every tool for OpenAI's strict mode.
          */
         get: operations["listTools"];
         put?: never;
@@ -342,8 +342,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Apply a unified diff that may touch several files, including new, deleted and renamed files
-         * @description Apply a unified diff that may touch several files, including new, deleted and renamed files. All files change or none: if a hunk does not fit, nothing is written and the error names the file and hunk, with the closest text. Hunks may sit at other line numbers than their headers say. Line endings and BOM of existing files are kept. The whole patch is one undo_edit step.
+         * Apply a patch that may touch several files, including new, deleted and moved files: a V4A patch ("*** Begin Patch", "*** Add File: p" with "+" lines, "*** Delete File: p", "*** Update File: p" with optional "*** Move to: q", "@@ <line above the change>" hints and " "/"-"/"+" lines, "*** End Patch") or a unified diff
+         * @description Apply a patch that may touch several files, including new, deleted and moved files: a V4A patch ("*** Begin Patch", "*** Add File: p" with "+" lines, "*** Delete File: p", "*** Update File: p" with optional "*** Move to: q", "@@ <line above the change>" hints and " "/"-"/"+" lines, "*** End Patch") or a unified diff. All files change or none: if a chunk does not fit, nothing is written and the error names the file and chunk, with the closest text; a chunk matching two places is refused with both. V4A lines match exactly, else ignoring whitespace or typographic punctuation. Line endings and BOM of existing files are kept. The whole patch is one undo_edit step.
          */
         post: operations["call_apply_patch"];
         delete?: never;
@@ -922,7 +922,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run several tool calls (toolgate, OpenAI, Anthropic or Gemini format)
+         * Run several tool calls (toolgate, OpenAI, OpenAI Responses, Anthropic or Gemini format)
          * @description Up to 100 calls. Read-only calls run concurrently; calls that write or execute run in order, after every earlier call and before every later one. Results keep the input order and come back in the format of the request; a failed call is an error result, not a failed batch.
          */
         post: operations["callBatch"];
@@ -2305,7 +2305,9 @@ export interface operations {
         parameters: {
             query?: {
                 category?: string;
-                format?: "toolgate" | "openai" | "anthropic" | "gemini" | "mcp";
+                format?: "toolgate" | "openai" | "openai-responses" | "anthropic" | "gemini" | "mcp";
+                /** @description format=openai|openai-responses: schemas in strict mode's subset (every property required, optional ones nullable, objects closed), with strict: true */
+                strict?: boolean;
             };
             header?: never;
             path?: never;
@@ -2353,6 +2355,15 @@ export interface operations {
                                 };
                                 strict?: boolean;
                             };
+                        }[] | {
+                            /** @enum {string} */
+                            type: "function";
+                            name: string;
+                            description: string;
+                            parameters: {
+                                [key: string]: unknown;
+                            };
+                            strict: boolean;
                         }[] | {
                             name: string;
                             description: string;
@@ -2407,6 +2418,53 @@ export interface operations {
                             _meta?: {
                                 [key: string]: unknown;
                             };
+                        }[];
+                        /** @description openai-responses and anthropic: the vendor's built-in tools whose calls toolgate runs, and the tools each maps to */
+                        builtins?: {
+                            /** @description The entry for the request's tools list */
+                            tool: {
+                                /** @enum {string} */
+                                type: "apply_patch";
+                            } | {
+                                /** @enum {string} */
+                                type: "shell";
+                            } | {
+                                /** @enum {string} */
+                                type: "custom";
+                                name: string;
+                                description: string;
+                                format: {
+                                    /** @enum {string} */
+                                    type: "grammar";
+                                    /** @enum {string} */
+                                    syntax: "lark";
+                                    definition: string;
+                                };
+                            };
+                            /** @description The toolgate tools that run its calls */
+                            mapsTo: string[];
+                            note: string;
+                        }[] | {
+                            /** @description The entry for the Messages request's tools list */
+                            tool: {
+                                /** @enum {unknown} */
+                                type: "text_editor_20250728" | "text_editor_20250429";
+                                /** @enum {string} */
+                                name: "str_replace_based_edit_tool";
+                            } | {
+                                /** @enum {string} */
+                                type: "text_editor_20250124";
+                                /** @enum {string} */
+                                name: "str_replace_editor";
+                            } | {
+                                /** @enum {string} */
+                                type: "bash_20250124";
+                                /** @enum {string} */
+                                name: "bash";
+                            };
+                            /** @description The toolgate tools that run its calls */
+                            mapsTo: string[];
+                            note: string;
                         }[];
                     };
                 };
@@ -4738,7 +4796,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Unified diff (git diff or diff -u); "--- /dev/null" creates a file, "+++ /dev/null" deletes one */
+                    /** @description A V4A patch ("*** Begin Patch" … "*** End Patch") or a unified diff (git diff or diff -u) */
                     patch: string;
                     /**
                      * @description Check that every hunk applies without writing
@@ -4764,6 +4822,11 @@ export interface operations {
                         success: true;
                         callId: string;
                         data: {
+                            /**
+                             * @description The patch format read from the text
+                             * @enum {unknown}
+                             */
+                            format: "v4a" | "unified";
                             files: {
                                 path: string;
                                 /** @enum {unknown} */
@@ -4772,6 +4835,11 @@ export interface operations {
                                 from?: string;
                                 additions: number;
                                 deletions: number;
+                                /**
+                                 * @description V4A updates: how loosely the chunks matched (exact, or the whitespace/punctuation rule)
+                                 * @enum {unknown}
+                                 */
+                                match?: "exact" | "trailing_whitespace" | "whitespace" | "unicode";
                             }[];
                             dryRun: boolean;
                         };
@@ -11180,6 +11248,10 @@ export interface operations {
                         };
                     }[];
                 } | {
+                    output: {
+                        type: string;
+                    }[];
+                } | {
                     content: {
                         type: string;
                     }[];
@@ -11232,6 +11304,43 @@ export interface operations {
                             /** @description The result as text; failures start with "Error <CODE>:" */
                             content: string;
                         }[];
+                    } | {
+                        /** @description One item per call item of the request, in order: append them to the next input */
+                        input: ({
+                            /** @enum {string} */
+                            type: "function_call_output";
+                            call_id: string;
+                            output: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "custom_tool_call_output";
+                            call_id: string;
+                            output: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "apply_patch_call_output";
+                            call_id: string;
+                            /** @enum {unknown} */
+                            status: "completed" | "failed";
+                            output: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "shell_call_output";
+                            call_id: string;
+                            output: {
+                                stdout: string;
+                                stderr: string;
+                                outcome: {
+                                    /** @enum {string} */
+                                    type: "timeout";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "exit";
+                                    exit_code: number;
+                                };
+                            }[];
+                            max_output_length: number | null;
+                        })[];
                     } | {
                         /** @enum {string} */
                         role: "user";
@@ -12179,6 +12288,8 @@ export interface operations {
                             decidedBy: string | null;
                             /** @description A parked call's final row: the reason the operator gave, if any */
                             reason: string | null;
+                            /** @description The vendor tool the model called when it is not ours by name, as "<format>:<tool>[.<command>]" (e.g. "openai-responses:shell_call", "anthropic:str_replace_based_edit_tool.view"); null otherwise */
+                            wireTool: string | null;
                         }[];
                         nextCursor: string | null;
                     };

@@ -65,11 +65,11 @@ function outcomeOf(call: BatchCall, index: number): CallOutcome {
 }
 
 const roundTrip = (body: unknown) => {
-  const batch = parseBatch(body);
+  const batch = parseBatch(body, registry);
   return {
     batch,
     answer: renderBatch(
-      batch.format,
+      batch,
       batch.calls.map((call, i) => ({ call, outcome: outcomeOf(call, i) })),
     ),
   };
@@ -89,11 +89,11 @@ describe('wire format modules: declare → parse → render', () => {
       ],
     };
     const { batch, answer } = roundTrip(assistant);
-    expect(batch).toEqual({
+    expect(batch).toMatchObject({
       format: 'openai',
       calls: [
-        { id: 'c1', name: 'add_numbers', arguments: { a: 2, b: 3 }, bytesIn: 16 },
-        { id: 'c2', name: 'add_numbers', arguments: { a: 'two' }, bytesIn: 12 },
+        { id: 'c1', name: 'add_numbers', arguments: { a: 2, b: 3 }, bytesIn: 16, item: 0 },
+        { id: 'c2', name: 'add_numbers', arguments: { a: 'two' }, bytesIn: 12, item: 1 },
       ],
     });
     const messages: ChatCompletionToolMessageParam[] = (answer as OpenAiAnswer).messages;
@@ -149,11 +149,11 @@ describe('wire format modules: declare → parse → render', () => {
       ],
     };
     const { batch, answer } = roundTrip(content);
-    expect(batch).toEqual({
+    expect(batch).toMatchObject({
       format: geminiBatch.format,
       calls: [
-        { id: 'g1', name: 'add_numbers', arguments: { a: 4, b: 4 }, bytesIn: 13 },
-        { name: 'add_numbers', arguments: { b: 1 }, bytesIn: 7 },
+        { id: 'g1', name: 'add_numbers', arguments: { a: 4, b: 4 }, bytesIn: 13, item: 0 },
+        { name: 'add_numbers', arguments: { b: 1 }, bytesIn: 7, item: 1 },
       ],
     });
     const next: Content = answer as GeminiAnswer;
@@ -172,21 +172,23 @@ describe('wire format modules: declare → parse → render', () => {
   });
 
   it('gemini: a call without args runs with {}; a malformed functionCall part fails the batch', () => {
-    expect(parseBatch({ parts: [{ functionCall: { name: 'add_numbers' } }] }).calls).toEqual([
-      { name: 'add_numbers', arguments: {}, bytesIn: 2 },
+    expect(parseBatch({ parts: [{ functionCall: { name: 'add_numbers' } }] }, registry).calls).toEqual([
+      { name: 'add_numbers', arguments: {}, bytesIn: 2, item: 0 },
     ]);
-    expect(() => parseBatch({ parts: [{ text: 'hi' }, { functionCall: { args: {} } }] })).toThrow(
+    expect(() => parseBatch({ parts: [{ text: 'hi' }, { functionCall: { args: {} } }] }, registry)).toThrow(
       /Invalid gemini batch: \/functionCall\[0\]\/functionCall/,
     );
-    expect(() => parseBatch({ role: 'model', parts: [{ text: 'no calls' }] })).toThrow(
+    expect(() => parseBatch({ role: 'model', parts: [{ text: 'no calls' }] }, registry)).toThrow(
       expect.objectContaining({
         code: 'VALIDATION_FAILED',
         message: 'The batch has no tool calls',
         suggestion: 'Include the functionCall parts of the model content.',
       }),
     );
-    expect(() => parseBatch({ parts: 'x' })).toThrow(/Invalid gemini batch: \/parts/);
-    expect(() => parseBatch({ parts: [], calls: [] })).toThrow(/only one format, got parts and calls/);
+    expect(() => parseBatch({ parts: 'x' }, registry)).toThrow(/Invalid gemini batch: \/parts/);
+    expect(() => parseBatch({ parts: [], calls: [] }, registry)).toThrow(
+      /only one format, got parts and calls/,
+    );
   });
 
   it('toolgate: the full declaration, {calls} read, {results} with data, error and text out', () => {

@@ -228,7 +228,10 @@ describe('POST /v1/sessions/{id}/calls', () => {
   });
 
   it.each([
-    [{}, /needs one of "calls", "tool_calls" \(OpenAI\), "content" \(Anthropic\) or "parts" \(Gemini\)/],
+    [
+      {},
+      /needs one of "calls", "tool_calls" \(OpenAI\), "output" \(OpenAI Responses\), "content" \(Anthropic\) or "parts" \(Gemini\)/,
+    ],
     [{ calls: [], tool_calls: [] }, /only one format/],
     [{ toString: 1 }, /needs one of/],
     [{ calls: [] }, /no tool calls/],

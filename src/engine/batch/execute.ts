@@ -28,10 +28,25 @@ export interface BatchCaller {
 
 // An unknown tool only produces an error, so it cannot disturb other calls and need not wait.
 const mayOverlap = (registry: ToolRegistry, call: BatchCall): boolean => {
-  if (call.argumentsError) return true;
+  if (call.argumentsError || call.reply !== undefined) return true;
   const entry = registry.get(call.name);
   return entry === undefined || isReadOnly(entry.tool.capabilities);
 };
+
+/** The outcome of a call the wire format answers itself: nothing runs, so nothing is audited. */
+function replied(call: BatchCall, sessionId: string): CallOutcome {
+  const text = call.reply ?? '';
+  const data = { reply: text };
+  return {
+    ok: true,
+    callId: newCallId(),
+    data,
+    dataJson: JSON.stringify(data),
+    metadata: { executionTimeMs: 0, tool: call.name, category: 'none', version: '0', sessionId },
+    headers: {},
+    text: () => text,
+  };
+}
 
 export async function executeBatch(
   deps: BatchDeps,
@@ -45,16 +60,23 @@ export async function executeBatch(
     if (call.argumentsError) {
       return { ok: false, callId: newCallId(), tool: call.name, error: call.argumentsError, headers: {} };
     }
-    return deps.pipeline.execute({
-      toolName: call.name,
-      input: call.arguments,
-      session: caller.session,
-      caller: caller.caller,
-      entryPoint: 'batch',
-      bytesIn: call.bytesIn,
-      signal: caller.signal,
-      turn,
-    });
+    if (call.reply !== undefined) return replied(call, caller.session.id);
+    const execute = (toolName: string, input: unknown) =>
+      deps.pipeline.execute({
+        toolName,
+        input,
+        session: caller.session,
+        caller: caller.caller,
+        entryPoint: 'batch',
+        bytesIn: call.bytesIn,
+        signal: caller.signal,
+        turn,
+        ...(call.wireTool !== undefined ? { wireTool: call.wireTool } : {}),
+      });
+    const outcome = await execute(call.name, call.arguments);
+    const fallback = call.orElse;
+    if (outcome.ok || !fallback || !fallback.codes.includes(outcome.error.code)) return outcome;
+    return execute(fallback.name, fallback.arguments);
   };
   const outcomes = await runScheduled(
     batch.calls.map((call) => ({ parallel: mayOverlap(deps.registry, call), run: () => run(call) })),
