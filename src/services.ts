@@ -102,7 +102,7 @@ export async function createServices(
   await prepareDataDir(config.dataDir, ['workspaces', 'snapshots']);
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
-  const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
+  const runner = await createRunner(config.sandbox, config.dataDir, options.runner, config.containers);
   const toolFolders = config.toolsDir ? await loadToolFolders(config.toolsDir) : [];
   workspaces.overlays = new OverlayWorkspaces(config.dataDir, runner.runtimeBackend.name === 'bwrap');
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
@@ -266,7 +266,13 @@ export async function createServices(
     },
     { name: 'history', forgetSession: (id) => history.removeSession(id) },
     { name: 'snapshots', forgetSession: (id) => snapshots.removeSession(id) },
-    { name: 'runtimes', forgetSession: (id) => runtimes.remove(id), close: () => runtimes.close() },
+    {
+      name: 'runtimes',
+      forgetSession: (id) => runtimes.remove(id),
+      // Containers and pods of sessions that are gone (deleted, expired, or unknown to this data dir).
+      sweep: () => runtimes.sweep((id) => sessions.get(id) !== undefined),
+      close: () => runtimes.close(),
+    },
     { name: 'workspaces', forgetSession: (id) => workspaces.remove(id) },
     {
       name: 'tools',

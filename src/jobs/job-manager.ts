@@ -184,8 +184,12 @@ export class JobManager {
     await fs.rm(this.dirFor(sessionId), { recursive: true, force: true });
   }
 
-  /** Kills every job. Their logs are removed at the next start: jobs do not survive a restart. */
+  /**
+   * Kills every job. Their logs are removed at the next start: jobs do not survive a restart. Where
+   * runtimes outlive the service (containers, pods), their commands are left running in them.
+   */
   async close(): Promise<void> {
+    if (this.runner.runtimeBackend.persistent) return;
     const all = [...this.bySession.values()].flatMap((jobs) => [...jobs.values()]);
     await this.stopAll(all, 'shutdown');
   }

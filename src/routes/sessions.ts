@@ -52,6 +52,14 @@ const CreateSessionBody = Type.Object(
     metadata: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), { description: 'Free-form, returned as given' }),
     ),
+    image: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "The session's toolchain image: a key of the operator's image table (docker and kubernetes runtime backends; default: the profile's image, else the table's default)",
+      }),
+    ),
     ...SessionSourceFields,
   },
   { additionalProperties: false },
@@ -66,6 +74,9 @@ export const SessionView = Type.Object({
   rateLimits: RateLimitsSchema,
   approval: Type.Array(Type.String()),
   metadata: Type.Record(Type.String(), Type.Unknown()),
+  image: Type.Union([Type.String(), Type.Null()], {
+    description: "Image key of the session's runtime (null: the backend's default or no images)",
+  }),
   createdAt: Type.String({ format: 'date-time' }),
   expiresAt: Type.String({ format: 'date-time' }),
 });
@@ -141,6 +152,7 @@ export function sessionView(session: SessionRecord, registry: ToolRegistry): Sta
     rateLimits: session.rateLimits,
     approval: session.approval,
     metadata: session.metadata,
+    image: session.image ?? null,
     createdAt: new Date(session.createdAt).toISOString(),
     expiresAt: new Date(session.expiresAt).toISOString(),
   };

@@ -1,9 +1,9 @@
 // The service's end of one runtime process: sends requests, matches responses, routes process events,
 // and turns the process's death into 503 RUNTIME_UNAVAILABLE for everything still waiting on it.
-import type { ChildProcess } from 'node:child_process';
 import type { CancelSignal } from '../lib/cancellation.js';
 import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../lib/errors.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
+import type { RuntimeProcess } from './backends/types.js';
 import { FrameWriter } from './frame-writer.js';
 import { encodeFrame, FrameReader, writeFrame, type ProcessEventHeader, type WireError } from './protocol.js';
 
@@ -23,6 +23,13 @@ interface Pending {
 export interface ProcessListener {
   output(stream: 'stdout' | 'stderr', chunk: Buffer): void;
   exit(exitCode: number | null, signal: string | null, reason?: 'quota'): void;
+}
+
+/** What a runtime says when it is ready (also after a re-attach): its pid, and the next free command number. */
+export interface RuntimeReady {
+  readonly pid: number;
+  /** Commands started by an earlier connection may still run: new ones are numbered from here. */
+  readonly nextProc?: number;
 }
 
 export const runtimeUnavailable = (why: string): ToolgateError =>
@@ -45,15 +52,15 @@ export class RuntimeConnection {
   /** Set once the child has pipes; a spawn that failed has none and fails every call before writing. */
   private writer: FrameWriter | undefined;
   /** Resolves when the runtime said it is ready; rejects if it died first. */
-  readonly ready: Promise<{ pid: number }>;
+  readonly ready: Promise<RuntimeReady>;
   /** Resolves when the process is gone. */
   readonly closed: Promise<void>;
 
   constructor(
-    readonly child: ChildProcess,
+    readonly child: RuntimeProcess,
     private readonly onStderr: (line: string) => void = () => undefined,
   ) {
-    let readyResolve!: (v: { pid: number }) => void;
+    let readyResolve!: (v: RuntimeReady) => void;
     let readyReject!: (err: Error) => void;
     this.ready = new Promise((resolve, reject) => {
       readyResolve = resolve;
@@ -61,7 +68,7 @@ export class RuntimeConnection {
     });
     this.ready.catch(() => undefined);
     this.pending.set(0, {
-      resolve: (r) => readyResolve(r.result as { pid: number }),
+      resolve: (r) => readyResolve(r.result as RuntimeReady),
       reject: readyReject,
     });
     let stderrTail = '';
@@ -188,6 +195,12 @@ export class RuntimeConnection {
     this.pending.clear();
     for (const listener of this.processes.values()) listener.exit(null, 'SIGKILL');
     this.processes.clear();
+  }
+
+  /** Lets go of a runtime that outlives the service (see RuntimeProcess.detach); it keeps running. */
+  detach(): void {
+    this.fail('the service let go of it');
+    this.child.detach?.();
   }
 
   kill(): void {

@@ -43,7 +43,7 @@ export class RuntimeManager {
   ) {}
 
   /** The session's runtime handle (not started until used). */
-  for(session: { id: string; permissions: readonly string[] }): SessionRuntime {
+  for(session: { id: string; permissions: readonly string[]; image?: string | null }): SessionRuntime {
     let runtime = this.runtimes.get(session.id);
     if (runtime) return runtime;
     if (!SESSION_ID.test(session.id)) throw new Error(`invalid session id for a runtime: ${session.id}`);
@@ -61,6 +61,7 @@ export class RuntimeManager {
         overlay: () => this.options.overlayFor?.(session.id),
         cgroups: this.options.cgroups,
         tracing: this.options.tracing,
+        image: session.image ?? undefined,
       },
       {
         started: (sessionId, ms) => {
@@ -90,7 +91,7 @@ export class RuntimeManager {
    * (network, a read-only host directory), e.g. cloning its source; it is stopped when `work` ends.
    */
   async oneShot<T>(
-    session: { id: string },
+    session: { id: string; image?: string | null },
     options: { network: boolean; readOnlyPaths?: readonly string[] },
     work: (runtime: SessionRuntime) => Promise<T>,
   ): Promise<T> {
@@ -107,6 +108,8 @@ export class RuntimeManager {
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: [...(this.options.readOnlyPaths ?? []), ...(options.readOnlyPaths ?? [])],
         overlay: () => this.options.overlayFor?.(session.id),
+        image: session.image ?? undefined,
+        transient: true,
       },
       {
         started: () => undefined,
@@ -149,11 +152,20 @@ export class RuntimeManager {
     const overlay = this.options.overlayFor?.(sessionId) !== undefined;
     if (runtime.state === 'running' && !overlay) await runtime.call('clear', {}).catch(() => undefined);
     await runtime.stop();
+    await this.backend.discard?.(sessionId);
   }
 
+  /** Removes the runtimes (containers, pods) of sessions that are not live; backends without any: 0. */
+  async sweep(isLive: (sessionId: string) => boolean): Promise<number> {
+    if (!this.backend.sweep) return 0;
+    return this.backend.sweep((id) => this.runtimes.has(id) || isLive(id));
+  }
+
+  /** Stops every runtime, or, where runtimes outlive the service (containers), lets go of them. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.stop()));
+    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.detach()));
     this.runtimes.clear();
+    await this.backend.close?.();
   }
 }

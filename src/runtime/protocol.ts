@@ -124,3 +124,12 @@ export class FrameReader {
     return frame;
   }
 }
+
+/**
+ * Re-attaching to a runtime that outlived its service (containers, pods): the attach stream may begin in
+ * the middle of a frame. The service sends request `attach` with a fresh nonce; the runtime writes this
+ * marker, between two frames, and then its ready answer (response 0). The service drops every byte up to
+ * and including the marker, so what follows starts on a frame boundary.
+ */
+export const ATTACH_OP = 'attach';
+export const attachMarker = (nonce: string): Buffer => Buffer.from(`\n\0toolgate-attach:${nonce}\0\n`);

@@ -56,6 +56,10 @@ export interface RuntimeOptions {
   readonly cgroups?: PidsCgroups;
   /** When tracing is on: each operation and command of a traced call is a child span of it. */
   readonly tracing?: Tracing;
+  /** The session's image key (container backends). */
+  readonly image?: string;
+  /** A one-shot runtime (RuntimeManager.oneShot): never re-attached, gone once stopped. */
+  readonly transient?: boolean;
 }
 
 export interface CommandRequest {
@@ -130,6 +134,8 @@ export class SessionRuntime {
       quotaBytes: this.options.quotaBytes,
       readOnlyPaths: this.options.readOnlyPaths ?? [],
       overlay: this.options.overlay?.(),
+      image: this.options.image,
+      transient: this.options.transient,
     });
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {
@@ -144,6 +150,8 @@ export class SessionRuntime {
     try {
       const ready = await connection.ready;
       this.innerPid = ready.pid;
+      // A re-attached runtime may still run commands of the service's previous life under low numbers.
+      this.nextProc = Math.max(this.nextProc, ready.nextProc ?? 1);
     } catch (err) {
       connection.kill();
       throw err;
@@ -327,13 +335,25 @@ export class SessionRuntime {
   }
 
   /** Stops the runtime and everything it started. The next operation starts it again. */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
+    return this.release('kill');
+  }
+
+  /**
+   * Lets go of a runtime that outlives the service (container backends at shutdown): it keeps running,
+   * with its commands, and the next start re-attaches to it. Other backends stop it.
+   */
+  detach(): Promise<void> {
+    return this.release(this.backend.persistent ? 'detach' : 'kill');
+  }
+
+  private async release(how: 'kill' | 'detach'): Promise<void> {
     this.clearTimers();
     const connection = this.connection;
     this.connection = null;
     if (!connection) return;
     this.stoppedOnPurpose = true;
-    connection.kill();
+    connection[how]();
     await connection.closed;
   }
 

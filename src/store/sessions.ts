@@ -31,6 +31,11 @@ export const sessionMigrations: Migration[] = [
       CREATE INDEX sessions_last_used ON sessions (COALESCE(last_used_at, created_at));
     `,
   },
+  {
+    // The image key a session's runtime container or pod is made from; NULL: the backend's default.
+    name: 'sessions_0003_image',
+    sql: `ALTER TABLE sessions ADD COLUMN image TEXT;`,
+  },
 ];
 
 export interface SessionRecord {
@@ -44,6 +49,8 @@ export interface SessionRecord {
   /** Tool or category names whose calls wait for an admin's approval. */
   approval: string[];
   metadata: Record<string, unknown>;
+  /** Image key of its runtime (docker, kubernetes backends); null or absent: the backend's default. */
+  image?: string | null;
   createdAt: number;
   expiresAt: number;
 }
@@ -62,6 +69,7 @@ interface SessionRow {
   created_at: number;
   expires_at: number;
   last_used_at: number | null;
+  image: string | null;
 }
 
 export interface SessionStoreOptions {
@@ -81,6 +89,7 @@ const fromRow = (row: SessionRow): SessionRecord => ({
   rateLimits: JSON.parse(row.rate_limits),
   approval: JSON.parse(row.approval),
   metadata: JSON.parse(row.metadata),
+  image: row.image,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
@@ -116,9 +125,9 @@ export class SessionStore {
     this.markUsed = db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?');
     this.insert = db.prepare(
       `INSERT INTO sessions (id, token_hash, profile, permissions, categories, exclude_tools, rate_limits, approval,
-         metadata, created_at, expires_at)
+         metadata, image, created_at, expires_at)
        VALUES (@id, @token_hash, @profile, @permissions, @categories, @exclude_tools, @rate_limits, @approval,
-         @metadata, @created_at, @expires_at)`,
+         @metadata, @image, @created_at, @expires_at)`,
     );
     this.byId = db.prepare(`SELECT * FROM sessions WHERE id = @id AND ${LIVE}`);
     this.byTokenHash = db.prepare(`SELECT * FROM sessions WHERE token_hash = @hash AND ${LIVE}`);
@@ -150,6 +159,7 @@ export class SessionStore {
       rate_limits: JSON.stringify(session.rateLimits),
       approval: JSON.stringify(session.approval),
       metadata: JSON.stringify(session.metadata),
+      image: session.image ?? null,
       created_at: session.createdAt,
       expires_at: session.expiresAt,
     });

@@ -84,6 +84,9 @@ function harness<Http extends { post(url: string): Req }, Req extends RequestLik
     },
     async close({ keepData = false } = {}) {
       await app.close();
+      // Runtime containers outlive the app by design: a test removes those it made with its data.
+      if (!keepData && app.services.config.sandbox === 'docker')
+        await (await import('./docker.js')).removeContainersOf(dataDir);
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
       if (conformance.violations.length > 0) {
         throw new Error(

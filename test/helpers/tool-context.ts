@@ -108,6 +108,9 @@ export async function toolContext(
     },
     async close({ keepData = false } = {}) {
       await services.close();
+      // Runtime containers outlive the services by design: a test removes those it made with its data.
+      if (!keepData && config.sandbox === 'docker')
+        await (await import('./docker.js')).removeContainersOf(dataDir);
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
