@@ -440,7 +440,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       `TOOLGATE_SANDBOX must be one of ${SANDBOX_MODES.join(', ')}, got "${env.TOOLGATE_SANDBOX}"`,
     );
   }
-  const containers = containerConfig(sandbox, file.runtimeBackend);
+  const containers = containerConfig(sandbox, file.runtimeBackend, env.TOOLGATE_RUNTIME_IMAGE || undefined);
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
@@ -509,11 +509,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 function containerConfig(
   sandbox: SandboxMode,
   given: Static<typeof RuntimeBackendSchema> | undefined,
+  defaultImageRef: string | undefined,
 ): ContainerBackendConfig | undefined {
   if (sandbox !== 'docker' && sandbox !== 'kubernetes') return undefined;
   const settings = given?.type === sandbox ? given : { type: sandbox };
   const schema = sandbox === 'docker' ? DockerBackendSchema : KubernetesBackendSchema;
   const config = Value.Default(schema, { ...settings }) as ContainerBackendConfig;
+  // TOOLGATE_RUNTIME_IMAGE: the image of the default key, without a config file.
+  if (defaultImageRef) config.images = { ...config.images, [config.defaultImage]: defaultImageRef };
   if (!(config.defaultImage in config.images)) {
     throw new ConfigError(
       `runtimeBackend.defaultImage: "${config.defaultImage}" is not a key of runtimeBackend.images (${Object.keys(config.images).join(', ')})`,

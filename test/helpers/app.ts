@@ -50,6 +50,7 @@ async function boot(env: Record<string, string>, options: StartOptions) {
     TOOLGATE_API_KEY: ADMIN_KEY,
     // The whole suite runs with each backend: .ci/run sets TOOLGATE_TEST_SANDBOX=none for a second pass.
     TOOLGATE_SANDBOX: process.env.TOOLGATE_TEST_SANDBOX ?? 'auto',
+    TOOLGATE_RUNTIME_IMAGE: process.env.TOOLGATE_TEST_RUNTIME_IMAGE ?? '',
     LOG_LEVEL: 'silent',
     ...env,
   });

@@ -51,6 +51,7 @@ export async function toolContext(
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
     TOOLGATE_SANDBOX: process.env.TOOLGATE_TEST_SANDBOX ?? 'auto',
+    TOOLGATE_RUNTIME_IMAGE: process.env.TOOLGATE_TEST_RUNTIME_IMAGE ?? '',
     LOG_LEVEL: 'silent',
     ...env,
   });
