@@ -161,3 +161,17 @@ describe.skipIf(unavailable !== null)('docker runtimes outlive the service', () 
     }
   });
 });
+
+describe('images without a container backend', () => {
+  it('refuses an image key: bwrap and none have no images to choose from', async () => {
+    const t = await injectApp({ TOOLGATE_SANDBOX: 'none' });
+    try {
+      const res = await t.admin(t.http.post('/v1/sessions')).send({ image: 'python' });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(/no images to choose from/);
+      expect((await t.createSession({})).image).toBeNull();
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { ATTACH_OP, attachMarker, encodeFrame } from '../../protocol.js';
-import type { RuntimeProcess } from '../types.js';
+import type { RuntimeBackend, RuntimeProcess, RuntimeStart } from '../types.js';
 
 /** An open attach stream: bytes to the runtime's stdin, its stdout and stderr apart, and how to drop it. */
 export interface AttachStream {
@@ -110,4 +110,30 @@ export class AttachedProcess extends EventEmitter implements RuntimeProcess {
     this.stream?.close();
     if (this.stream) this.finish();
   }
+}
+
+/** What a container backend says of itself; the rest of the RuntimeBackend is the same for all of them. */
+export interface AttachedBackendParts {
+  readonly name: 'docker' | 'kubernetes';
+  readonly detail: string;
+  readonly nodePath: string;
+  readonly images: readonly string[];
+  target(request: RuntimeStart): AttachTarget;
+  discard(sessionId: string): Promise<void>;
+  sweep(isLive: (sessionId: string) => boolean): Promise<number>;
+}
+
+/**
+ * A backend whose runtimes are reached over attach streams: isolated, outliving the service, and with
+ * pids of their own (nothing of the host's /proc is used: uploads are sent as bytes).
+ */
+export function attachedBackend({ target, ...parts }: AttachedBackendParts): RuntimeBackend {
+  return {
+    ...parts,
+    isolated: true,
+    persistent: true,
+    start: (request) => new AttachedProcess(target(request)),
+    runtimePid: () => undefined,
+    hostPid: () => undefined,
+  };
 }

@@ -8,7 +8,7 @@ import { promises as fs, realpathSync } from 'node:fs';
 import { PassThrough, type Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import type { DockerBackendConfig } from '../../../config.js';
-import { AttachedProcess, type AttachStream, type AttachTarget } from '../attached/attached-process.js';
+import { attachedBackend, type AttachStream, type AttachTarget } from '../attached/attached-process.js';
 import type { RuntimeBackend, RuntimeStart } from '../types.js';
 import {
   CONTAINER_NODE,
@@ -88,17 +88,12 @@ export async function createDockerBackend(
     };
   };
 
-  return {
+  return attachedBackend({
     name: 'docker',
-    isolated: true,
     detail,
     nodePath: CONTAINER_NODE,
-    persistent: true,
     images: Object.keys(config.images),
-    start: (request) => new AttachedProcess(target(request)),
-    // Pids are the container's own; nothing of the host's /proc is used (uploads are sent as bytes).
-    runtimePid: () => undefined,
-    hostPid: () => undefined,
+    target,
     async discard(sessionId) {
       await docker
         .getContainer(containerName(host.instance, sessionId))
@@ -121,7 +116,7 @@ export async function createDockerBackend(
       }
       return removed;
     },
-  };
+  });
 }
 
 /** The container named `name` made from `spec`: the existing one if it was made so, else a new one. */

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
 import type { KubernetesBackendConfig } from '../../../config.js';
-import { AttachedProcess, type AttachStream, type AttachTarget } from '../attached/attached-process.js';
+import { attachedBackend, type AttachStream, type AttachTarget } from '../attached/attached-process.js';
 import type { RuntimeBackend, RuntimeStart } from '../types.js';
 import {
   claimName,
@@ -82,16 +82,12 @@ export async function createKubernetesBackend(
     };
   };
 
-  return {
+  return attachedBackend({
     name: 'kubernetes',
-    isolated: true,
     detail: `kubernetes: a pod per session runtime in namespace ${namespace} (images: ${Object.keys(config.images).join(', ')})`,
     nodePath: POD_NODE,
-    persistent: true,
     images: Object.keys(config.images),
-    start: (request) => new AttachedProcess(target(request)),
-    runtimePid: () => undefined,
-    hostPid: () => undefined,
+    target,
     async discard(sessionId) {
       await deletePod(podName(sessionId));
       await core
@@ -118,7 +114,7 @@ export async function createKubernetesBackend(
       }
       return removed;
     },
-  };
+  });
 }
 
 async function waitRunning(core: k8s.CoreV1Api, namespace: string, name: string): Promise<void> {
