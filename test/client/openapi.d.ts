@@ -1408,7 +1408,7 @@ export interface operations {
                             [key: string]: {
                                 ok: boolean;
                                 detail?: string;
-                                backend?: ("bwrap" | "none") | null;
+                                backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
                             };
@@ -1437,7 +1437,7 @@ export interface operations {
                             [key: string]: {
                                 ok: boolean;
                                 detail?: string;
-                                backend?: ("bwrap" | "none") | null;
+                                backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
                             };
@@ -1487,6 +1487,8 @@ export interface operations {
                             metadata: {
                                 [key: string]: unknown;
                             };
+                            /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                            image: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1610,6 +1612,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description The session's toolchain image: a key of the operator's image table (docker and kubernetes runtime backends; default: the profile's image, else the table's default) */
+                    image?: string;
                     /** @description A blob id from POST /v1/blobs: a tar, tar.gz or zip to extract */
                     archive?: string;
                     /** @description A small tar, tar.gz or zip, base64-encoded, to extract */
@@ -1653,6 +1657,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                        image: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -1801,6 +1807,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                        image: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -5581,7 +5589,7 @@ export interface operations {
                             };
                             sandbox: {
                                 /** @enum {unknown} */
-                                backend: "bwrap" | "none";
+                                backend: "bwrap" | "none" | "docker" | "kubernetes";
                                 /** @description false: the command ran unsandboxed on the host */
                                 isolated: boolean;
                             };
@@ -13419,6 +13427,8 @@ export interface operations {
                         metadata: {
                             [key: string]: unknown;
                         };
+                        /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                        image: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
