@@ -124,6 +124,8 @@ export async function createServices(
     path.join(config.dataDir, 'jobs'),
     jobLimitsFor(config.limits.outputMaxBytes),
   );
+  // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back.
+  runtimes.onReattach = (runtime) => jobs.adopt(runtime);
 
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? BUILTIN_TOOLS)
@@ -316,6 +318,7 @@ export async function createServices(
     sweep().catch((err) => logger.error({ err }, 'session sweep failed'));
   }, config.sessions.sweepIntervalSeconds * 1000);
   sweeper.unref();
+  runtimes.reattachRunning((id) => sessions.get(id));
 
   return {
     ...base,

@@ -48,6 +48,8 @@ export class RuntimeConnection {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly processes = new Map<number, ProcessListener>();
+  /** Commands being adopted: only their replayed events count until the adopt answer (see adopt). */
+  private readonly adopting = new Set<number>();
   private deadReason: string | null = null;
   /** Set once the child has pipes; a spawn that failed has none and fails every call before writing. */
   private writer: FrameWriter | undefined;
@@ -169,13 +171,31 @@ export class RuntimeConnection {
     this.processes.set(proc, listener);
   }
 
+  /**
+   * Takes over a command the runtime kept from an earlier connection: its kept output and exit are sent
+   * again (marked replay), and live events sent before the replay are dropped, since the replay holds
+   * them too. Rejects when the runtime does not keep it.
+   */
+  async adopt(proc: number, listener: ProcessListener): Promise<void> {
+    this.adopting.add(proc);
+    this.processes.set(proc, listener);
+    try {
+      await this.call('adopt', { proc });
+    } catch (err) {
+      this.processes.delete(proc);
+      throw err;
+    } finally {
+      this.adopting.delete(proc);
+    }
+  }
+
   unlisten(proc: number): void {
     this.processes.delete(proc);
   }
 
   private processEvent(header: ProcessEventHeader, payload: Buffer): void {
     const listener = this.processes.get(header.proc);
-    if (!listener) return;
+    if (!listener || (this.adopting.has(header.proc) && !header.replay)) return;
     if (header.t === 'out') listener.output(header.stream, payload);
     else {
       this.processes.delete(header.proc);

@@ -36,6 +36,8 @@ export class RuntimeManager {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly counters = { starts: 0, restarts: 0, crashes: 0, coldStartsMs: [] as number[] };
   private closing = false;
+  /** Takes over the commands a re-attached runtime kept (the job manager's adopt), once it exists. */
+  onReattach: ((runtime: SessionRuntime) => Promise<void>) | undefined;
 
   constructor(
     readonly backend: RuntimeBackend,
@@ -80,6 +82,7 @@ export class RuntimeManager {
           );
         },
         stderr: (sessionId, line) => logger.debug({ sessionId, line: line.slice(0, 500) }, 'runtime stderr'),
+        reattached: (reattached) => this.onReattach?.(reattached) ?? Promise.resolve(),
       },
     );
     this.runtimes.set(session.id, runtime);
@@ -153,6 +156,32 @@ export class RuntimeManager {
     if (runtime.state === 'running' && !overlay) await runtime.call('clear', {}).catch(() => undefined);
     await runtime.stop();
     await this.backend.discard?.(sessionId);
+  }
+
+  /**
+   * Re-attaches, in the background, to the runtimes that outlived the service's previous life (container
+   * backends), so their jobs are adopted (onReattach) without waiting for the session's next call.
+   */
+  reattachRunning(
+    sessionOf: (
+      sessionId: string,
+    ) => { id: string; permissions: readonly string[]; image?: string | null } | undefined,
+  ): void {
+    const list = this.backend.runningSessions?.();
+    if (!list) return;
+    void list
+      .then(async (ids) => {
+        for (const id of ids) {
+          const session = sessionOf(id);
+          if (session && !this.closing)
+            await this.for(session)
+              .call('ping', {})
+              .catch(() => undefined);
+        }
+      })
+      .catch((err: unknown) =>
+        this.options.logger.warn({ err }, 'could not list running runtimes to re-attach'),
+      );
   }
 
   /** Removes the runtimes (containers, pods) of sessions that are not live; backends without any: 0. */

@@ -19,7 +19,13 @@ export type ResponseHeader =
 
 /** Something a running command did: output on a stream (bytes in the payload) or its exit. */
 export type ProcessEventHeader =
-  | { readonly t: 'out'; readonly proc: number; readonly stream: 'stdout' | 'stderr' }
+  | {
+      readonly t: 'out';
+      readonly proc: number;
+      readonly stream: 'stdout' | 'stderr';
+      /** Kept output sent again for `adopt` (a service adopting commands after re-attaching). */
+      readonly replay?: true;
+    }
   | {
       readonly t: 'exit';
       readonly proc: number;
@@ -27,6 +33,7 @@ export type ProcessEventHeader =
       readonly signal: string | null;
       /** Set when the runtime itself stopped the command: it pushed the workspace past its quota. */
       readonly reason?: 'quota';
+      readonly replay?: true;
     };
 
 export type FrameHeader = RequestHeader | ResponseHeader | ProcessEventHeader;

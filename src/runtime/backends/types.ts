@@ -74,6 +74,8 @@ export interface RuntimeBackend {
   discard?(sessionId: string): Promise<void>;
   /** Removes runtimes whose session is not live (deleted, expired, or unknown: orphans); how many. */
   sweep?(isLive: (sessionId: string) => boolean): Promise<number>;
+  /** Sessions whose runtime is running now (containers, pods left by the service's previous life). */
+  runningSessions?(): Promise<string[]>;
   /** Releases the backend's own resources (API clients); runtimes are left as they are. */
   close?(): Promise<void>;
 }

@@ -15,6 +15,7 @@ import {
 } from '../protocol.js';
 import { FrameWriter } from '../frame-writer.js';
 import { commandHandlers } from './commands.js';
+import { KeptOutput } from './kept-output.js';
 import { fileHandlers } from './files.js';
 import type { OpContext, Reply } from './handler.js';
 import { WorkspacePaths } from './paths.js';
@@ -43,6 +44,9 @@ const commands = commandHandlers({
   shell: process.env.TOOLGATE_RUNTIME_SHELL ?? '/bin/sh',
   prlimit: process.env.TOOLGATE_RUNTIME_PRLIMIT || undefined,
   processLimit: process.env.TOOLGATE_RUNTIME_PROCESS_LIMIT === '1',
+  kept: Number(process.env.TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES)
+    ? new KeptOutput(Number(process.env.TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES))
+    : undefined,
 });
 
 type AnyHandler = (

@@ -95,19 +95,23 @@ describe.skipIf(unavailable !== null)('docker runtime backend', () => {
 });
 
 describe.skipIf(unavailable !== null)('docker runtimes outlive the service', () => {
-  it('re-attaches after a restart: same container, a background command still running', async () => {
+  it('re-attaches after a restart: same container, the background job adopted with its output', async () => {
     let t = await injectApp(env());
     const dataDir = t.dataDir;
     try {
       const s = await t.createSession({ profile: 'execute' });
       await t.call(s, 'write_file', { path: 'keep.txt', content: 'kept' }).expect(200);
       const started = await t.call(s, 'run_command', {
-        command: 'for i in $(seq 1 200); do echo $i >> ticks.txt; sleep 0.1; done',
+        command: 'for i in $(seq 1 30); do echo tick $i; sleep 0.1; done; echo done',
         background: true,
       });
       expect(started.status).toBe(200);
+      const jobId = started.body.data.jobId as string;
       const before = await containerOf(dataDir, s.id);
+      await new Promise((r) => setTimeout(r, 400));
       await t.close({ keepData: true });
+      // The service is gone for a while; the job goes on printing with nobody attached.
+      await new Promise((r) => setTimeout(r, 600));
       t = await injectApp(env(), { dataDir });
       const read = await t.call(s, 'read_file', { path: 'keep.txt' });
       expect(read.status).toBe(200);
@@ -115,12 +119,14 @@ describe.skipIf(unavailable !== null)('docker runtimes outlive the service', () 
       const after = await containerOf(dataDir, s.id);
       expect(after.Id).toBe(before.Id);
       expect(after.State.StartedAt).toBe(before.State.StartedAt);
-      // The command started before the restart is still writing.
-      const count = async () =>
-        Number((await t.call(s, 'run_command', { command: 'wc -l < ticks.txt' })).body.data.stdout.trim());
-      const first = await count();
-      await new Promise((r) => setTimeout(r, 500));
-      expect(await count()).toBeGreaterThan(first);
+      // The job is this service's now: the same id, it ends normally, and all its output is there,
+      // what it printed before the restart, while no service was attached, and after.
+      const waited = await t.call(s, 'job_wait', { job_id: jobId, timeout_ms: 20_000 });
+      expect(waited.status).toBe(200);
+      expect(waited.body.data).toMatchObject({ finished: true, job: { status: 'exited', exitCode: 0 } });
+      const output = await t.call(s, 'job_output', { job_id: jobId });
+      const expected = `${Array.from({ length: 30 }, (_, i) => `tick ${i + 1}\n`).join('')}done\n`;
+      expect(output.body.data.output).toBe(expected);
     } finally {
       await t.close();
     }

@@ -121,6 +121,7 @@ export interface AttachedBackendParts {
   target(request: RuntimeStart): AttachTarget;
   discard(sessionId: string): Promise<void>;
   sweep(isLive: (sessionId: string) => boolean): Promise<number>;
+  runningSessions(): Promise<string[]>;
 }
 
 /**

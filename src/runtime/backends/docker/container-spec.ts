@@ -2,7 +2,7 @@
 // again: pure (no Docker client), so tests can read every security setting without an engine.
 import { createHash } from 'node:crypto';
 import type { DockerBackendConfig } from '../../../config.js';
-import { runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
+import { KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
 import { EGRESS_SOCKET_PATH, type RuntimeStart } from '../types.js';
 
 export const CONTAINER_WORKSPACE = '/workspace';
@@ -91,7 +91,10 @@ export function containerSpec(
     ...request.readOnlyPaths.map((dir) => `${dir}:${dir}:ro`),
     ...(egress ? [`${egress}:${EGRESS_SOCKET_PATH}:rw`] : []),
   ];
-  const env = runtimeEnv(CONTAINER_WORKSPACE, SHELL, PRLIMIT, false, request.quotaBytes);
+  const env = {
+    ...runtimeEnv(CONTAINER_WORKSPACE, SHELL, PRLIMIT, false, request.quotaBytes),
+    TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES: String(KEEP_OUTPUT_BYTES),
+  };
   const spec: ContainerSpec = {
     name,
     Image: imageFor(config, request.image),

@@ -100,6 +100,15 @@ export async function createDockerBackend(
         .remove({ force: true })
         .catch(ignoring(404, 409));
     },
+    async runningSessions() {
+      const running = await docker.listContainers({
+        filters: { label: [`${LABELS.instance}=${host.instance}`], status: ['running'] },
+      });
+      return running
+        .filter((container) => container.Labels[LABELS.transient] !== '1')
+        .map((container) => container.Labels[LABELS.session])
+        .filter((id): id is string => id !== undefined);
+    },
     async sweep(isLive) {
       const containers = await docker.listContainers({
         all: true,

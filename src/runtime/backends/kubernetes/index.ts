@@ -94,6 +94,16 @@ export async function createKubernetesBackend(
         .deleteNamespacedPersistentVolumeClaim({ name: claimName(sessionId), namespace })
         .catch(ignoring(404));
     },
+    async runningSessions() {
+      const pods = await core.listNamespacedPod({
+        namespace,
+        labelSelector: `${POD_LABELS.instance}=${instance},${POD_LABELS.role}=runtime`,
+        fieldSelector: 'status.phase=Running',
+      });
+      return pods.items
+        .map((pod) => pod.metadata?.annotations?.[SESSION_ANNOTATION])
+        .filter((id): id is string => id !== undefined);
+    },
     async sweep(isLive) {
       const selector = `${POD_LABELS.instance}=${instance}`;
       let removed = 0;

@@ -4,7 +4,7 @@
 // all capabilities dropped, RuntimeDefault seccomp, resources from the backend's limits, no network.
 import { createHash } from 'node:crypto';
 import type { KubernetesBackendConfig } from '../../../config.js';
-import { runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
+import { KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
 import { EGRESS_SOCKET_PATH, type RuntimeStart } from '../types.js';
 
 export const POD_WORKSPACE = '/workspace';
@@ -62,7 +62,10 @@ export function runtimePod(
   const image = config.images[request.image ?? config.defaultImage];
   if (image === undefined) throw new Error(`unknown runtime image key "${request.image}"`);
   const egress = request.network && request.egressSocket !== undefined;
-  const env = runtimeEnv(POD_WORKSPACE, '/bin/bash', '/usr/bin/prlimit', false, request.quotaBytes);
+  const env = {
+    ...runtimeEnv(POD_WORKSPACE, '/bin/bash', '/usr/bin/prlimit', false, request.quotaBytes),
+    TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES: String(KEEP_OUTPUT_BYTES),
+  };
   const limits = {
     memory: String(config.memoryBytes),
     cpu: String(config.cpus),
