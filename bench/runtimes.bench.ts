@@ -41,7 +41,7 @@ for (const backend of ['bwrap', 'docker'] as const) {
   try {
     const call = (session: { id: string; token: string }, tool: string, input: object) =>
       callTool(server.url, session, tool, input);
-    const sessions = [];
+    const sessions: Array<{ id: string; token: string }> = [];
     for (let i = 0; i < COLD; i++) sessions.push(await server.session());
     let next = 0;
     const cold = await timed(COLD, () => call(sessions[next++], 'list_directory', { path: '.' }));
