@@ -63,6 +63,8 @@ export async function createDockerBackend(
   const [uid, gid] = config.user.split(':').map(Number);
   const detail = `docker: a container per session runtime (images: ${Object.keys(config.images).join(', ')}; network none, read-only root, non-root, all capabilities dropped, default seccomp)`;
 
+  /** Containers being stopped, by name: a start waits for the stop (kill returns before the exit). */
+  const stopping = new Map<string, Promise<void>>();
   const target = (request: RuntimeStart): AttachTarget => {
     const name = request.transient
       ? `${containerName(host.instance, request.sessionId)}-once-${randomBytes(4).toString('hex')}`
@@ -70,6 +72,8 @@ export async function createDockerBackend(
     return {
       async open() {
         if (request.overlay) throw new Error('the docker backend cannot mount an overlay workspace');
+        // An idle stop of the same container may still be under way: start it only once it has stopped.
+        await stopping.get(name);
         // The runtime runs as config.user: the workspace root (made by the service) becomes its own.
         if (Number.isInteger(uid) && Number.isInteger(gid)) await fs.chown(request.workspaceRoot, uid, gid);
         const spec = containerSpec(config, host, request, name);
@@ -80,10 +84,17 @@ export async function createDockerBackend(
         return attached;
       },
       async stop() {
-        await docker
-          .getContainer(name)
+        const container = docker.getContainer(name);
+        const stopped = container
           .kill({ signal: 'SIGKILL' })
-          .catch(ignoring(304, 404, 409));
+          .then(() => container.wait({ condition: 'not-running' }))
+          .catch(ignoring(304, 404, 409))
+          .finally(() => stopping.delete(name));
+        stopping.set(
+          name,
+          stopped.then(() => undefined),
+        );
+        await stopped;
       },
     };
   };
