@@ -255,7 +255,9 @@ export async function createServices(
   //   anything in it) workspace directory removed;
   // - tools shut down once no runtime runs; the code index and event channels after them;
   // - the SQLite-backed stores (audit, the policies') and the rate-limit counters close before the
-  //   database; the sweep runs audit retention, then the policies' sweeps (idempotency keys, approvals:
+  //   database; the sweep removes containers and pods of gone sessions (container backends; after the
+  //   expired sessions were deleted, so their runtimes count as gone), runs audit retention, then the
+  //   policies' sweeps (idempotency keys, approvals:
   //   separate tables, in either order), then blobs;
   // - tracing last, so the spans of calls that ended while closing are sent too.
   // Session rows themselves are deleted first, by deleteSession, before any part forgets the session.
