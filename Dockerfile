@@ -16,10 +16,13 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM ${NODE_IMAGE} AS runtime
+# Toolchains for the sessions' commands with the bwrap backend (they see this image's system):
+# `--build-arg EXTRA_PACKAGES="python3 python3-venv"` adds Debian packages (README "Toolchains").
+ARG EXTRA_PACKAGES=""
 # ripgrep: grep/search tools; bubblewrap: the command sandbox; git: agents expect it in a coding
 # workspace; tini: reaps the processes commands leave behind and forwards signals to node.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ripgrep bubblewrap git tini ca-certificates \
+ && apt-get install -y --no-install-recommends ripgrep bubblewrap git tini ca-certificates ${EXTRA_PACKAGES} \
  && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 toolgate \
  && useradd --system --uid 10001 --gid toolgate --home-dir /data --shell /usr/sbin/nologin toolgate \

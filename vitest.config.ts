@@ -19,8 +19,27 @@ const shared = {
   maxWorkers: Number(process.env.TOOLGATE_TEST_WORKERS ?? Math.max(2, availableParallelism() - 1)),
 };
 
+/**
+ * The tests that depend on what the session runtime is (file tools, commands, jobs, confinement, the race
+ * soak, tool folders, MCP sources): the docker project runs these, not the whole suite, since the rest
+ * (routes, stores, policies, engines) does not change with the backend.
+ */
+const RUNTIME_DEPENDENT = [
+  'test/tools/edit/**/*.test.ts',
+  'test/tools/filesystem/**/*.test.ts',
+  'test/tools/execution/run_command.test.ts',
+  'test/tools/execution/jobs.test.ts',
+  'test/sandbox/runner-isolation.test.ts',
+  'test/runtime/special-files.test.ts',
+  'test/sources/**/*.test.ts',
+  'test/system/race.test.ts',
+];
+
 // The suite runs against the bwrap runtime (TOOLGATE_SANDBOX=auto); with TOOLGATE_TEST_BOTH_SANDBOXES=1
-// (set by .ci/run) it runs a second time against the unisolated runtime (TOOLGATE_SANDBOX=none).
+// (set by .ci/run) it runs a second time against the unisolated runtime (TOOLGATE_SANDBOX=none). With
+// TOOLGATE_TEST_DOCKER=1 (set by .ci/run once dockerd runs and the runtime images are built) the
+// runtime-dependent tests run a third time on the docker backend, in the python image (tool folders
+// run Python).
 export default defineConfig({
   test: {
     ...shared,
@@ -30,6 +49,23 @@ export default defineConfig({
       { test: { ...shared, name: 'bwrap' } },
       ...(process.env.TOOLGATE_TEST_BOTH_SANDBOXES === '1'
         ? [{ test: { ...shared, name: 'none', env: { TOOLGATE_TEST_SANDBOX: 'none' } } }]
+        : []),
+      ...(process.env.TOOLGATE_TEST_DOCKER === '1'
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'docker',
+                include: RUNTIME_DEPENDENT,
+                env: {
+                  TOOLGATE_TEST_SANDBOX: 'docker',
+                  TOOLGATE_TEST_RUNTIME_IMAGE: 'toolgate/runtime-python:1',
+                  // The soak's CI size on this project (the bwrap project runs the 2,000-call one).
+                  TOOLGATE_RACE_CALLS: '120',
+                },
+              },
+            },
+          ]
         : []),
     ],
   },

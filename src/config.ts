@@ -2,7 +2,7 @@
 // Nothing else in src/ reads process.env.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TObject } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { CapabilitiesSchema } from './lib/capabilities.js';
@@ -66,6 +66,9 @@ const ProfileSchema = Type.Object(
       Type.Boolean({
         description: 'sessions of this profile may fork themselves (POST /v1/sessions/{id}/fork)',
       }),
+    ),
+    image: Type.Optional(
+      Type.String({ minLength: 1, description: 'image key of its sessions (docker, kubernetes backends)' }),
     ),
   },
   { additionalProperties: false },
@@ -138,6 +141,71 @@ const RuntimeSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Image keys: what a profile or a session names (`image: "python"`); the operator maps them to images. */
+const ImageKeySchema = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,30}$' });
+
+/** What every container backend shares: the image table and the limits of one runtime container or pod. */
+const containerFields = {
+  images: Type.Record(ImageKeySchema, Type.String({ minLength: 1 }), {
+    default: { base: 'toolgate/runtime-base:1' },
+    description: 'Image key → image reference; sessions may only choose among these keys',
+  }),
+  defaultImage: Type.String({ default: 'base', description: 'The image key of sessions that name none' }),
+  /**
+   * Host path of a Linux Node.js binary the runtime runs on, shown read-only at /toolgate/node (docker);
+   * default: the service's own. Kubernetes takes it from `runtimeImageNode` instead (pods see no host path).
+   */
+  nodeBinary: Type.Optional(Type.String({ minLength: 1 })),
+  user: Type.String({ default: '65534:65534', description: 'uid:gid the runtime and its commands run as' }),
+  memoryBytes: Type.Integer({ minimum: 16 * 1024 * 1024, default: 1024 * 1024 * 1024 }),
+  cpus: Type.Number({ exclusiveMinimum: 0, default: 1 }),
+  pidsLimit: Type.Integer({ minimum: 16, default: 512 }),
+  tmpBytes: Type.Integer({ minimum: 1024 * 1024, default: 256 * 1024 * 1024, description: 'size of /tmp' }),
+};
+
+const BwrapBackendSchema = Type.Object({ type: Type.Literal('bwrap') }, { additionalProperties: false });
+const NoneBackendSchema = Type.Object({ type: Type.Literal('none') }, { additionalProperties: false });
+const DockerBackendSchema = Type.Object(
+  {
+    type: Type.Literal('docker'),
+    socketPath: Type.String({ default: '/var/run/docker.sock' }),
+    ...containerFields,
+  },
+  { additionalProperties: false },
+);
+export type DockerBackendConfig = Static<typeof DockerBackendSchema>;
+const KubernetesBackendSchema = Type.Object(
+  {
+    type: Type.Literal('kubernetes'),
+    namespace: Type.String({ default: 'toolgate' }),
+    /** Optional RuntimeClass (gVisor, Kata) of every runtime pod. */
+    runtimeClassName: Type.Optional(Type.String({ minLength: 1 })),
+    /** The workspace: an emptyDir (gone with the pod) or a PersistentVolumeClaim per session. */
+    workspace: Type.Union([Type.Literal('emptyDir'), Type.Literal('pvc')], { default: 'pvc' }),
+    storageClassName: Type.Optional(Type.String({ minLength: 1 })),
+    workspaceBytes: Type.Integer({ minimum: 1024 * 1024, default: 10 * 1024 * 1024 * 1024 }),
+    /** Image holding the runtime bundle and a Node.js binary under /toolgate (an init container copies them). */
+    runtimeImage: Type.String({ default: 'toolgate:latest' }),
+    ...containerFields,
+  },
+  { additionalProperties: false },
+);
+export type KubernetesBackendConfig = Static<typeof KubernetesBackendSchema>;
+/** As written in the file: every setting but `type` may be left out (the defaults above). */
+const fileVariant = <T extends typeof DockerBackendSchema | typeof KubernetesBackendSchema>(schema: T) =>
+  Type.Object(
+    { ...(Type.Partial(schema) as unknown as TObject).properties, type: schema.properties.type },
+    { additionalProperties: false },
+  );
+/** Where session runtimes run; the `type` says which backend, each with its own settings. */
+const RuntimeBackendSchema = Type.Union([
+  BwrapBackendSchema,
+  NoneBackendSchema,
+  fileVariant(DockerBackendSchema),
+  fileVariant(KubernetesBackendSchema),
+]);
+export type ContainerBackendConfig = DockerBackendConfig | KubernetesBackendConfig;
 
 const DiskSchema = Type.Object(
   {
@@ -325,6 +393,7 @@ export const ConfigFileSchema = Type.Object(
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
+    runtimeBackend: Type.Optional(RuntimeBackendSchema),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
     http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
     toolFolders: Type.Optional(Type.Partial(ToolFoldersSchema, { additionalProperties: false })),
@@ -338,7 +407,8 @@ export const ConfigFileSchema = Type.Object(
 );
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 
-export type SandboxMode = 'auto' | 'bwrap' | 'none';
+export type SandboxMode = 'auto' | 'bwrap' | 'none' | 'docker' | 'kubernetes';
+const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'bwrap', 'none', 'docker', 'kubernetes'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -348,6 +418,8 @@ export interface Config {
   readonly dataDir: string;
   readonly apiKey: string | undefined;
   readonly sandbox: SandboxMode;
+  /** The docker or kubernetes backend's settings (images, limits), when one of them is the sandbox. */
+  readonly containers: ContainerBackendConfig | undefined;
   readonly pluginsDir: string | undefined;
   /** Tool folders (definition.json + an entry program), run inside the session runtime's sandbox. */
   readonly toolsDir: string | undefined;
@@ -443,10 +515,15 @@ function readConfigFile(file: string): ConfigFile {
 
 /** Builds the config from an environment (process.env in the server, a plain object in tests). */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const sandbox = (env.TOOLGATE_SANDBOX || 'auto') as SandboxMode;
-  if (!['auto', 'bwrap', 'none'].includes(sandbox)) {
-    throw new ConfigError(`TOOLGATE_SANDBOX must be auto, bwrap or none, got "${env.TOOLGATE_SANDBOX}"`);
+  const file: ConfigFile = env.TOOLGATE_CONFIG ? readConfigFile(env.TOOLGATE_CONFIG) : {};
+  // TOOLGATE_SANDBOX wins over the file's runtimeBackend.type; the file's settings apply when they agree.
+  const sandbox = (env.TOOLGATE_SANDBOX || file.runtimeBackend?.type || 'auto') as SandboxMode;
+  if (!SANDBOX_MODES.includes(sandbox)) {
+    throw new ConfigError(
+      `TOOLGATE_SANDBOX must be one of ${SANDBOX_MODES.join(', ')}, got "${env.TOOLGATE_SANDBOX}"`,
+    );
   }
+  const containers = containerConfig(sandbox, file.runtimeBackend, env.TOOLGATE_RUNTIME_IMAGE || undefined);
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
@@ -455,13 +532,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!['auto', 'json', 'pretty'].includes(logFormat)) {
     throw new ConfigError(`LOG_FORMAT must be auto, json or pretty, got "${env.LOG_FORMAT}"`);
   }
-  const file: ConfigFile = env.TOOLGATE_CONFIG ? readConfigFile(env.TOOLGATE_CONFIG) : {};
   const config: Config = {
     port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.TOOLGATE_DATA_DIR || './data'),
     apiKey: env.TOOLGATE_API_KEY || undefined,
     sandbox,
+    containers,
     pluginsDir: env.TOOLGATE_PLUGINS_DIR ? path.resolve(env.TOOLGATE_PLUGINS_DIR) : undefined,
     toolsDir: env.TOOLGATE_TOOLS_DIR ? path.resolve(env.TOOLGATE_TOOLS_DIR) : undefined,
     toolFolders: Value.Default(ToolFoldersSchema, { ...(file.toolFolders ?? {}) }) as Static<
@@ -513,6 +590,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   };
   checkMcpServers(config.mcpServers, file.mcpAllowedHosts ?? []);
   checkProfileNetworks(config.profiles);
+  checkProfileImages(config.profiles, containers);
   return deepFreeze(config);
 }
 
@@ -558,6 +636,41 @@ function checkProfileNetworks(profiles: Readonly<Record<string, ProfileConfig>>)
     for (const entry of profile.network?.allow ?? []) {
       const parsed = parseAllowEntry(entry);
       if (typeof parsed === 'string') throw new ConfigError(`profiles.${name}.network.allow: ${parsed}`);
+    }
+  }
+}
+
+/** The docker or kubernetes settings: the file's when its type is the chosen backend, else the defaults. */
+function containerConfig(
+  sandbox: SandboxMode,
+  given: Static<typeof RuntimeBackendSchema> | undefined,
+  defaultImageRef: string | undefined,
+): ContainerBackendConfig | undefined {
+  if (sandbox !== 'docker' && sandbox !== 'kubernetes') return undefined;
+  const settings = given?.type === sandbox ? given : { type: sandbox };
+  const schema = sandbox === 'docker' ? DockerBackendSchema : KubernetesBackendSchema;
+  const config = Value.Default(schema, { ...settings }) as ContainerBackendConfig;
+  // TOOLGATE_RUNTIME_IMAGE: the image of the default key, without a config file.
+  if (defaultImageRef) config.images = { ...config.images, [config.defaultImage]: defaultImageRef };
+  if (!(config.defaultImage in config.images)) {
+    throw new ConfigError(
+      `runtimeBackend.defaultImage: "${config.defaultImage}" is not a key of runtimeBackend.images (${Object.keys(config.images).join(', ')})`,
+    );
+  }
+  return config;
+}
+
+/** A profile's image must be in the table (or no container backend is in use, where it is refused at use). */
+function checkProfileImages(
+  profiles: Record<string, ProfileConfig>,
+  containers: ContainerBackendConfig | undefined,
+): void {
+  if (!containers) return;
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (profile.image !== undefined && !(profile.image in containers.images)) {
+      throw new ConfigError(
+        `profiles.${name}.image: "${profile.image}" is not a key of runtimeBackend.images (${Object.keys(containers.images).join(', ')})`,
+      );
     }
   }
 }

@@ -107,7 +107,7 @@ export async function createServices(
   await prepareDataDir(config.dataDir, ['workspaces', 'snapshots']);
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
-  const runner = await createRunner(config.sandbox, config.dataDir, options.runner);
+  const runner = await createRunner(config.sandbox, config.dataDir, options.runner, config.containers);
   const toolFolders = config.toolsDir
     ? await loadToolFolders(config.toolsDir, { defaultCategory: config.toolFolders.category })
     : [];
@@ -132,6 +132,8 @@ export async function createServices(
     path.join(config.dataDir, 'jobs'),
     jobLimitsFor(config.limits.outputMaxBytes),
   );
+  // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back.
+  runtimes.onReattach = (runtime) => jobs.adopt(runtime);
 
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? BUILTIN_TOOLS)
@@ -299,7 +301,9 @@ export async function createServices(
   //   anything in it) workspace directory removed;
   // - tools shut down once no runtime runs; the code index and event channels after them;
   // - the SQLite-backed stores (audit, the policies') and the rate-limit counters close before the
-  //   database; the sweep runs audit retention, then the policies' sweeps (idempotency keys, approvals:
+  //   database; the sweep removes containers and pods of gone sessions (container backends; after the
+  //   expired sessions were deleted, so their runtimes count as gone), runs audit retention, then the
+  //   policies' sweeps (idempotency keys, approvals:
   //   separate tables, in either order), then blobs;
   // - tracing last, so the spans of calls that ended while closing are sent too.
   // Session rows themselves are deleted first, by deleteSession, before any part forgets the session.
@@ -314,7 +318,13 @@ export async function createServices(
     },
     { name: 'history', forgetSession: (id) => history.removeSession(id) },
     { name: 'snapshots', forgetSession: (id) => snapshots.removeSession(id) },
-    { name: 'runtimes', forgetSession: (id) => runtimes.remove(id), close: () => runtimes.close() },
+    {
+      name: 'runtimes',
+      forgetSession: (id) => runtimes.remove(id),
+      // Containers and pods of sessions that are gone (deleted, expired, or unknown to this data dir).
+      sweep: () => runtimes.sweep((id) => sessions.get(id) !== undefined),
+      close: () => runtimes.close(),
+    },
     // After the runtimes: their sockets are closed with them; what is left (web_fetch) goes here.
     { name: 'egress', forgetSession: (id) => egress.forgetSession(id), close: () => egress.close() },
     { name: 'workspaces', forgetSession: (id) => workspaces.remove(id) },
@@ -360,6 +370,7 @@ export async function createServices(
     sweep().catch((err) => logger.error({ err }, 'session sweep failed'));
   }, config.sessions.sweepIntervalSeconds * 1000);
   sweeper.unref();
+  runtimes.reattachRunning((id) => sessions.get(id));
 
   return {
     ...base,

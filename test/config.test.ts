@@ -27,7 +27,7 @@ describe('config', () => {
 
   it('rejects unreadable JSON, bad enums and bad numbers with a ConfigError', () => {
     expect(() => loadConfig({ TOOLGATE_CONFIG: withConfigFile('{nope') })).toThrow(ConfigError);
-    expect(() => loadConfig({ TOOLGATE_SANDBOX: 'docker' })).toThrow(/TOOLGATE_SANDBOX/);
+    expect(() => loadConfig({ TOOLGATE_SANDBOX: 'podman' })).toThrow(/TOOLGATE_SANDBOX/);
     expect(() => loadConfig({ PORT: '99999' })).toThrow(/PORT/);
     expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
   });

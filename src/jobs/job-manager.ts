@@ -44,6 +44,25 @@ export const jobLimitsFor = (outputMaxBytes: number): JobLimits => ({
 });
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** What a job's command carries into a runtime that outlives the service (see adopt). */
+type JobTag = {
+  readonly job: string;
+  readonly command: string;
+  readonly cwd: string;
+  readonly startedAt: number;
+  readonly timeoutMs: number;
+};
+
+const isJobTag = (
+  tag: Readonly<Record<string, unknown>>,
+): tag is Readonly<Record<string, unknown>> & JobTag =>
+  typeof tag.job === 'string' &&
+  /^job_[A-Za-z0-9_-]{1,40}$/.test(tag.job) &&
+  typeof tag.command === 'string' &&
+  typeof tag.cwd === 'string' &&
+  typeof tag.startedAt === 'number' &&
+  typeof tag.timeoutMs === 'number';
 const newJobId = () => `job_${randomBytes(9).toString('base64url')}`;
 
 /**
@@ -93,11 +112,20 @@ export class JobManager {
     let process;
     try {
       const env = this.runner.commandEnv(request.env);
+      const tag: JobTag = {
+        job: id,
+        command: request.command,
+        cwd: request.cwd,
+        startedAt: Date.now(),
+        timeoutMs: request.timeoutMs,
+      };
       process = await request.runtime.spawn({
         command: request.command,
         cwd: request.cwd,
         env,
         limits: request.limits,
+        // A runtime that outlives the service keeps it, so a restarted service can adopt the job.
+        ...(this.runner.runtimeBackend.persistent ? { tag } : {}),
       });
     } catch (err) {
       void log.remove();
@@ -120,6 +148,37 @@ export class JobManager {
     this.bySession.set(request.sessionId, jobs);
     void job.done.then(() => this.prune(request.sessionId));
     return job;
+  }
+
+  /**
+   * Takes over the jobs a re-attached runtime kept (container backends after a service restart): the
+   * same ids, their kept output (the last KEEP_OUTPUT_BYTES) in a new log, what they print from now on,
+   * and their exit, whether it came before or after the restart. Jobs this service knows are left alone.
+   */
+  async adopt(runtime: SessionRuntime): Promise<void> {
+    const jobs = this.bySession.get(runtime.sessionId) ?? new Map<string, Job>();
+    const adopted = await runtime.adoptCommands((tag) => isJobTag(tag) && !jobs.has(tag.job));
+    if (adopted.length === 0) return;
+    const dir = this.dirFor(runtime.sessionId);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const { tag, process } of adopted) {
+      if (!isJobTag(tag)) continue;
+      const job = new Job({
+        id: tag.job,
+        sessionId: runtime.sessionId,
+        command: tag.command,
+        cwd: tag.cwd,
+        process,
+        log: new JobLog(path.join(dir, `${tag.job}.log`), this.limits.logMaxBytes),
+        outputMaxBytes: this.limits.outputMaxBytes,
+        timeoutMs: Math.max(1000, tag.startedAt + tag.timeoutMs - Date.now()),
+        startedAt: tag.startedAt,
+        keepStdinOpen: true,
+      });
+      jobs.set(job.id, job);
+      void job.done.then(() => this.prune(runtime.sessionId));
+    }
+    this.bySession.set(runtime.sessionId, jobs);
   }
 
   get(sessionId: string, jobId: string): Job {
@@ -184,8 +243,12 @@ export class JobManager {
     await fs.rm(this.dirFor(sessionId), { recursive: true, force: true });
   }
 
-  /** Kills every job. Their logs are removed at the next start: jobs do not survive a restart. */
+  /**
+   * Kills every job. Their logs are removed at the next start: jobs do not survive a restart. Where
+   * runtimes outlive the service (containers, pods), their commands are left running in them.
+   */
   async close(): Promise<void> {
+    if (this.runner.runtimeBackend.persistent) return;
     const all = [...this.bySession.values()].flatMap((jobs) => [...jobs.values()]);
     await this.stopAll(all, 'shutdown');
   }

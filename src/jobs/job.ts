@@ -30,6 +30,8 @@ export interface JobInit {
   stdin?: string;
   /** Keep stdin open for job_input after writing `stdin`. */
   keepStdinOpen: boolean;
+  /** When it started, if before this Job (a job adopted from a runtime that outlived the service). */
+  startedAt?: number;
 }
 
 type Listener = (chunk: OutputChunk & { stream: 'stdout' | 'stderr' }) => void;
@@ -40,7 +42,7 @@ export class Job {
   readonly command: string;
   readonly cwd: string;
   readonly log: JobLog;
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
   readonly stdout: HeadTailCapture;
   readonly stderr: HeadTailCapture;
   /** Resolves when the process is gone and all output is in the log. */
@@ -62,6 +64,7 @@ export class Job {
     this.command = init.command;
     this.cwd = init.cwd;
     this.log = init.log;
+    this.startedAt = init.startedAt ?? Date.now();
     this.process = init.process;
     this.stdout = new HeadTailCapture(init.outputMaxBytes);
     this.stderr = new HeadTailCapture(init.outputMaxBytes);

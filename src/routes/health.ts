@@ -8,7 +8,7 @@ const Check = Type.Object({
   ok: Type.Boolean(),
   detail: Type.Optional(Type.String()),
   // The sandbox check also says which backend runs commands and whether it isolates them.
-  backend: Type.Optional(Type.Union([Type.Enum(['bwrap', 'none']), Type.Null()])),
+  backend: Type.Optional(Type.Union([Type.Enum(['bwrap', 'none', 'docker', 'kubernetes']), Type.Null()])),
   isolated: Type.Optional(Type.Boolean()),
   executionEnabled: Type.Optional(Type.Boolean()),
 });
@@ -88,8 +88,11 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       }
       const sandbox = app.services.runner.status;
       checks.sandbox = {
-        // auto without bwrap disables execution, as configured; TOOLGATE_SANDBOX=bwrap without it is a fault.
-        ok: sandbox.available || app.services.config.sandbox !== 'bwrap',
+        // auto without bwrap disables execution, as configured; a backend required by name and missing is a fault.
+        ok:
+          sandbox.available ||
+          app.services.config.sandbox === 'auto' ||
+          app.services.config.sandbox === 'none',
         backend: sandbox.backend,
         isolated: sandbox.isolated,
         executionEnabled: sandbox.available,

@@ -61,6 +61,14 @@ const CreateSessionBody = Type.Object(
           "Narrows the profile's egress policy (a stricter mode, or allow-list entries within the profile's); never widens it",
       }),
     ),
+    image: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "The session's toolchain image: a key of the operator's image table (docker and kubernetes runtime backends; default: the profile's image, else the table's default)",
+      }),
+    ),
     ...SessionSourceFields,
   },
   { additionalProperties: false },
@@ -78,6 +86,9 @@ export const SessionView = Type.Object({
   network: Type.Object(NetworkPolicySchema.properties, {
     additionalProperties: false,
     description: 'Where its commands and web_fetch may connect, through the egress proxy',
+  }),
+  image: Type.Union([Type.String(), Type.Null()], {
+    description: "Image key of the session's runtime (null: the backend's default or no images)",
   }),
   createdAt: Type.String({ format: 'date-time' }),
   expiresAt: Type.String({ format: 'date-time' }),
@@ -155,6 +166,7 @@ export function sessionView(session: SessionRecord, registry: ToolRegistry): Sta
     approval: session.approval,
     metadata: session.metadata,
     network: session.network,
+    image: session.image ?? null,
     createdAt: new Date(session.createdAt).toISOString(),
     expiresAt: new Date(session.expiresAt).toISOString(),
   };

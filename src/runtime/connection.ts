@@ -1,9 +1,9 @@
 // The service's end of one runtime process: sends requests, matches responses, routes process events,
 // and turns the process's death into 503 RUNTIME_UNAVAILABLE for everything still waiting on it.
-import type { ChildProcess } from 'node:child_process';
 import type { CancelSignal } from '../lib/cancellation.js';
 import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../lib/errors.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
+import type { RuntimeProcess } from './backends/types.js';
 import { FrameWriter } from './frame-writer.js';
 import { encodeFrame, FrameReader, writeFrame, type ProcessEventHeader, type WireError } from './protocol.js';
 
@@ -25,6 +25,13 @@ export interface ProcessListener {
   exit(exitCode: number | null, signal: string | null, reason?: 'quota'): void;
 }
 
+/** What a runtime says when it is ready (also after a re-attach): its pid, and the next free command number. */
+export interface RuntimeReady {
+  readonly pid: number;
+  /** Commands started by an earlier connection may still run: new ones are numbered from here. */
+  readonly nextProc?: number;
+}
+
 export const runtimeUnavailable = (why: string): ToolgateError =>
   toolgateError('RUNTIME_UNAVAILABLE', `The session's runtime is unavailable: ${why}`, {
     suggestion:
@@ -41,19 +48,21 @@ export class RuntimeConnection {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly processes = new Map<number, ProcessListener>();
+  /** Commands being adopted: only their replayed events count until the adopt answer (see adopt). */
+  private readonly adopting = new Set<number>();
   private deadReason: string | null = null;
   /** Set once the child has pipes; a spawn that failed has none and fails every call before writing. */
   private writer: FrameWriter | undefined;
   /** Resolves when the runtime said it is ready; rejects if it died first. */
-  readonly ready: Promise<{ pid: number }>;
+  readonly ready: Promise<RuntimeReady>;
   /** Resolves when the process is gone. */
   readonly closed: Promise<void>;
 
   constructor(
-    readonly child: ChildProcess,
+    readonly child: RuntimeProcess,
     private readonly onStderr: (line: string) => void = () => undefined,
   ) {
-    let readyResolve!: (v: { pid: number }) => void;
+    let readyResolve!: (v: RuntimeReady) => void;
     let readyReject!: (err: Error) => void;
     this.ready = new Promise((resolve, reject) => {
       readyResolve = resolve;
@@ -61,7 +70,7 @@ export class RuntimeConnection {
     });
     this.ready.catch(() => undefined);
     this.pending.set(0, {
-      resolve: (r) => readyResolve(r.result as { pid: number }),
+      resolve: (r) => readyResolve(r.result as RuntimeReady),
       reject: readyReject,
     });
     let stderrTail = '';
@@ -162,13 +171,31 @@ export class RuntimeConnection {
     this.processes.set(proc, listener);
   }
 
+  /**
+   * Takes over a command the runtime kept from an earlier connection: its kept output and exit are sent
+   * again (marked replay), and live events sent before the replay are dropped, since the replay holds
+   * them too. Rejects when the runtime does not keep it.
+   */
+  async adopt(proc: number, listener: ProcessListener): Promise<void> {
+    this.adopting.add(proc);
+    this.processes.set(proc, listener);
+    try {
+      await this.call('adopt', { proc });
+    } catch (err) {
+      this.processes.delete(proc);
+      throw err;
+    } finally {
+      this.adopting.delete(proc);
+    }
+  }
+
   unlisten(proc: number): void {
     this.processes.delete(proc);
   }
 
   private processEvent(header: ProcessEventHeader, payload: Buffer): void {
     const listener = this.processes.get(header.proc);
-    if (!listener) return;
+    if (!listener || (this.adopting.has(header.proc) && !header.replay)) return;
     if (header.t === 'out') listener.output(header.stream, payload);
     else {
       this.processes.delete(header.proc);
@@ -188,6 +215,12 @@ export class RuntimeConnection {
     this.pending.clear();
     for (const listener of this.processes.values()) listener.exit(null, 'SIGKILL');
     this.processes.clear();
+  }
+
+  /** Lets go of a runtime that outlives the service (see RuntimeProcess.detach); it keeps running. */
+  detach(): void {
+    this.fail('the service let go of it');
+    this.child.detach?.();
   }
 
   kill(): void {

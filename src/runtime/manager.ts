@@ -46,6 +46,8 @@ export class RuntimeManager {
   private closing = false;
   /** Set once the egress proxy exists (it needs the stores made after the runtimes); unset: no network. */
   egress: EgressProvider | undefined;
+  /** Takes over the commands a re-attached runtime kept (the job manager's adopt), once it exists. */
+  onReattach: ((runtime: SessionRuntime) => Promise<void>) | undefined;
 
   constructor(
     readonly backend: RuntimeBackend,
@@ -66,7 +68,7 @@ export class RuntimeManager {
   }
 
   /** The session's runtime handle (not started until used); its network is the session's policy. */
-  for(session: { id: string; network?: NetworkPolicy }): SessionRuntime {
+  for(session: { id: string; network?: NetworkPolicy; image?: string | null }): SessionRuntime {
     let runtime = this.runtimes.get(session.id);
     if (runtime) return runtime;
     if (!SESSION_ID.test(session.id)) throw new Error(`invalid session id for a runtime: ${session.id}`);
@@ -84,6 +86,7 @@ export class RuntimeManager {
         overlay: () => this.options.overlayFor?.(session.id),
         cgroups: this.options.cgroups,
         tracing: this.options.tracing,
+        image: session.image ?? undefined,
       },
       {
         started: (sessionId, ms) => {
@@ -102,6 +105,7 @@ export class RuntimeManager {
           );
         },
         stderr: (sessionId, line) => logger.debug({ sessionId, line: line.slice(0, 500) }, 'runtime stderr'),
+        reattached: (reattached) => this.onReattach?.(reattached) ?? Promise.resolve(),
       },
     );
     this.runtimes.set(session.id, runtime);
@@ -114,7 +118,7 @@ export class RuntimeManager {
    * when `work` ends.
    */
   async oneShot<T>(
-    session: { id: string },
+    session: { id: string; image?: string | null },
     options: { network?: NetworkPolicy; openRanges?: readonly string[]; readOnlyPaths?: readonly string[] },
     work: (runtime: SessionRuntime) => Promise<T>,
   ): Promise<T> {
@@ -131,6 +135,8 @@ export class RuntimeManager {
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: [...(this.options.readOnlyPaths ?? []), ...(options.readOnlyPaths ?? [])],
         overlay: () => this.options.overlayFor?.(session.id),
+        image: session.image ?? undefined,
+        transient: true,
       },
       {
         started: () => undefined,
@@ -173,11 +179,46 @@ export class RuntimeManager {
     const overlay = this.options.overlayFor?.(sessionId) !== undefined;
     if (runtime.state === 'running' && !overlay) await runtime.call('clear', {}).catch(() => undefined);
     await runtime.stop();
+    await this.backend.discard?.(sessionId);
   }
 
+  /**
+   * Re-attaches, in the background, to the runtimes that outlived the service's previous life (container
+   * backends), so their jobs are adopted (onReattach) without waiting for the session's next call.
+   */
+  reattachRunning(
+    sessionOf: (
+      sessionId: string,
+    ) => { id: string; permissions: readonly string[]; image?: string | null } | undefined,
+  ): void {
+    const list = this.backend.runningSessions?.();
+    if (!list) return;
+    void list
+      .then(async (ids) => {
+        for (const id of ids) {
+          const session = sessionOf(id);
+          if (session && !this.closing)
+            await this.for(session)
+              .call('ping', {})
+              .catch(() => undefined);
+        }
+      })
+      .catch((err: unknown) =>
+        this.options.logger.warn({ err }, 'could not list running runtimes to re-attach'),
+      );
+  }
+
+  /** Removes the runtimes (containers, pods) of sessions that are not live; backends without any: 0. */
+  async sweep(isLive: (sessionId: string) => boolean): Promise<number> {
+    if (!this.backend.sweep) return 0;
+    return this.backend.sweep((id) => this.runtimes.has(id) || isLive(id));
+  }
+
+  /** Stops every runtime, or, where runtimes outlive the service (containers), lets go of them. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.stop()));
+    await Promise.all([...this.runtimes.values()].map((runtime) => runtime.detach()));
     this.runtimes.clear();
+    await this.backend.close?.();
   }
 }

@@ -19,7 +19,13 @@ export type ResponseHeader =
 
 /** Something a running command did: output on a stream (bytes in the payload) or its exit. */
 export type ProcessEventHeader =
-  | { readonly t: 'out'; readonly proc: number; readonly stream: 'stdout' | 'stderr' }
+  | {
+      readonly t: 'out';
+      readonly proc: number;
+      readonly stream: 'stdout' | 'stderr';
+      /** Kept output sent again for `adopt` (a service adopting commands after re-attaching). */
+      readonly replay?: true;
+    }
   | {
       readonly t: 'exit';
       readonly proc: number;
@@ -27,6 +33,7 @@ export type ProcessEventHeader =
       readonly signal: string | null;
       /** Set when the runtime itself stopped the command: it pushed the workspace past its quota. */
       readonly reason?: 'quota';
+      readonly replay?: true;
     };
 
 export type FrameHeader = RequestHeader | ResponseHeader | ProcessEventHeader;
@@ -124,3 +131,12 @@ export class FrameReader {
     return frame;
   }
 }
+
+/**
+ * Re-attaching to a runtime that outlived its service (containers, pods): the attach stream may begin in
+ * the middle of a frame. The service sends request `attach` with a fresh nonce; the runtime writes this
+ * marker, between two frames, and then its ready answer (response 0). The service drops every byte up to
+ * and including the marker, so what follows starts on a frame boundary.
+ */
+export const ATTACH_OP = 'attach';
+export const attachMarker = (nonce: string): Buffer => Buffer.from(`\n\0toolgate-attach:${nonce}\0\n`);

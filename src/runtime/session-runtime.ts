@@ -36,6 +36,8 @@ const RERUNNABLE_READS: ReadonlySet<OpName> = new Set<OpName>([
 
 export interface RuntimeEvents {
   started(sessionId: string, coldStartMs: number): void;
+  /** A runtime that outlived the service was attached again and may hold its commands (adoptCommands). */
+  reattached?(runtime: SessionRuntime): Promise<void>;
   crashed(sessionId: string, reason: string): void;
   stderr(sessionId: string, line: string): void;
 }
@@ -64,6 +66,10 @@ export interface RuntimeOptions {
   readonly cgroups?: PidsCgroups;
   /** When tracing is on: each operation and command of a traced call is a child span of it. */
   readonly tracing?: Tracing;
+  /** The session's image key (container backends). */
+  readonly image?: string;
+  /** A one-shot runtime (RuntimeManager.oneShot): never re-attached, gone once stopped. */
+  readonly transient?: boolean;
 }
 
 export interface CommandRequest {
@@ -71,6 +77,8 @@ export interface CommandRequest {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
   readonly limits: ResourceLimits;
+  /** The caller's record of the command (its job), kept by runtimes that outlive the service. */
+  readonly tag?: Readonly<Record<string, unknown>>;
 }
 
 export type RuntimeState = 'stopped' | 'starting' | 'running';
@@ -141,6 +149,8 @@ export class SessionRuntime {
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: this.options.readOnlyPaths ?? [],
         overlay: this.options.overlay?.(),
+        image: this.options.image,
+        transient: this.options.transient,
       });
     } catch (err) {
       await egress?.close();
@@ -160,6 +170,8 @@ export class SessionRuntime {
     try {
       const ready = await connection.ready;
       this.innerPid = ready.pid;
+      // A re-attached runtime may still run commands of the service's previous life under low numbers.
+      this.nextProc = Math.max(this.nextProc, ready.nextProc ?? 1);
     } catch (err) {
       connection.kill();
       throw err;
@@ -168,6 +180,9 @@ export class SessionRuntime {
     this.starts++;
     this.events.started(this.sessionId, performance.now() - began);
     this.armIdle();
+    // Before the call that attached runs: a job listing must already see the adopted jobs.
+    if (this.backend.persistent && this.nextProc > 1)
+      await this.events.reattached?.(this).catch(() => undefined);
     return connection;
   }
 
@@ -343,13 +358,25 @@ export class SessionRuntime {
   }
 
   /** Stops the runtime and everything it started. The next operation starts it again. */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
+    return this.release('kill');
+  }
+
+  /**
+   * Lets go of a runtime that outlives the service (container backends at shutdown): it keeps running,
+   * with its commands, and the next start re-attaches to it. Other backends stop it.
+   */
+  detach(): Promise<void> {
+    return this.release(this.backend.persistent ? 'detach' : 'kill');
+  }
+
+  private async release(how: 'kill' | 'detach'): Promise<void> {
     this.clearTimers();
     const connection = this.connection;
     this.connection = null;
     if (!connection) return;
     this.stoppedOnPurpose = true;
-    connection.kill();
+    connection[how]();
     await connection.closed;
   }
 
@@ -382,10 +409,6 @@ export class SessionRuntime {
   private async spawnCommand(request: CommandRequest, span: Span | undefined): Promise<SandboxedProcess> {
     const connection = await this.connect();
     const proc = this.nextProc++;
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let resolveExit!: (exit: ExitInfo) => void;
-    const exited = new Promise<ExitInfo>((resolve) => (resolveExit = resolve));
     const cgroup = this.options.cgroups?.create(request.limits.maxProcesses);
     let hostPid: number | undefined;
     const killFromHost = () => {
@@ -398,16 +421,81 @@ export class SessionRuntime {
         }
       }
     };
+    const command = this.commandProcess(connection, proc, span, killFromHost, () => cgroup?.remove());
+    connection.listen(proc, command.listener);
+    this.begin();
+    try {
+      const { result } = await connection.call('spawn', { proc, ...request, hold: cgroup !== undefined });
+      hostPid = this.backend.isolated ? undefined : result.pid;
+      if (cgroup) {
+        const found = this.backend.hostPid(connection.child, this.innerPid, result.pid);
+        if (found !== undefined) cgroup.join(found);
+        connection.notify('release', { proc });
+      }
+    } catch (err) {
+      command.abandon();
+      connection.unlisten(proc);
+      cgroup?.remove();
+      throw err;
+    } finally {
+      this.end();
+    }
+    return command.process(() => cgroup?.killAll());
+  }
+
+  /**
+   * The commands a re-attached runtime kept from the service's previous life (container backends), each
+   * with the tag it was started with, taken over as processes of this service: their kept output comes
+   * first, then what they print from now on.
+   */
+  async adoptCommands(
+    wanted: (tag: Readonly<Record<string, unknown>>) => boolean,
+  ): Promise<Array<{ tag: Readonly<Record<string, unknown>>; process: SandboxedProcess }>> {
+    const connection = await this.connect();
+    const { result } = await connection.call('procs', {});
+    const adopted = [];
+    for (const kept of result.procs) {
+      if (!wanted(kept.tag)) continue;
+      const command = this.commandProcess(
+        connection,
+        kept.proc,
+        undefined,
+        () => undefined,
+        () => undefined,
+      );
+      try {
+        await connection.adopt(kept.proc, command.listener);
+      } catch {
+        command.abandon();
+        continue;
+      }
+      adopted.push({ tag: kept.tag, process: command.process(() => undefined) });
+    }
+    return adopted;
+  }
+
+  /** The service's side of command `proc`: its streams, its exit, and the listener that feeds them. */
+  private commandProcess(
+    connection: RuntimeConnection,
+    proc: number,
+    span: Span | undefined,
+    killFromHost: () => void,
+    cleanUp: () => void,
+  ) {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let resolveExit!: (exit: ExitInfo) => void;
+    const exited = new Promise<ExitInfo>((resolve) => (resolveExit = resolve));
     this.commandKillers.add(killFromHost);
     this.runningCommands++;
-    this.begin();
-    connection.listen(proc, {
-      output: (stream, chunk) => (stream === 'stdout' ? stdout : stderr).write(chunk),
-      exit: (exitCode, signal, reason) => {
+    const listener = {
+      output: (stream: 'stdout' | 'stderr', chunk: Buffer) =>
+        (stream === 'stdout' ? stdout : stderr).write(chunk),
+      exit: (exitCode: number | null, signal: string | null, reason?: 'quota') => {
         this.commandKillers.delete(killFromHost);
         stdout.end();
         stderr.end();
-        cgroup?.remove();
+        cleanUp();
         this.runningCommands--;
         this.armIdle();
         span
@@ -419,45 +507,38 @@ export class SessionRuntime {
           .end();
         resolveExit({ exitCode, signal, ...(reason ? { reason } : {}) });
       },
-    });
-    try {
-      const { result } = await connection.call('spawn', { proc, ...request, hold: cgroup !== undefined });
-      hostPid = this.backend.isolated ? undefined : result.pid;
-      if (cgroup) {
-        const found = this.backend.hostPid(connection.child, this.innerPid, result.pid);
-        if (found !== undefined) cgroup.join(found);
-        connection.notify('release', { proc });
-      }
-    } catch (err) {
-      this.commandKillers.delete(killFromHost);
-      connection.unlisten(proc);
-      cgroup?.remove();
-      this.runningCommands--;
-      throw err;
-    } finally {
-      this.end();
-    }
-    const stdin = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        connection.notify('stdin', { proc }, chunk);
-        done();
-      },
-      final(done) {
-        connection.notify('stdin', { proc, end: true });
-        done();
-      },
-    });
-    let killed = false;
+    };
     return {
-      stdout,
-      stderr,
-      stdin,
-      exited,
-      kill() {
-        if (killed) return;
-        killed = true;
-        connection.notify('kill', { proc });
-        cgroup?.killAll();
+      listener,
+      /** The command never started (or cannot be adopted): undo the counting above. */
+      abandon: () => {
+        this.commandKillers.delete(killFromHost);
+        this.runningCommands--;
+      },
+      process: (killMore: () => void): SandboxedProcess => {
+        const stdin = new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            connection.notify('stdin', { proc }, chunk);
+            done();
+          },
+          final(done) {
+            connection.notify('stdin', { proc, end: true });
+            done();
+          },
+        });
+        let killed = false;
+        return {
+          stdout,
+          stderr,
+          stdin,
+          exited,
+          kill() {
+            if (killed) return;
+            killed = true;
+            connection.notify('kill', { proc });
+            killMore();
+          },
+        };
       },
     };
   }

@@ -36,6 +36,11 @@ export const sessionMigrations: Migration[] = [
     name: 'sessions_0003_network',
     sql: 'ALTER TABLE sessions ADD COLUMN network TEXT;',
   },
+  {
+    // The image key a session's runtime container or pod is made from; NULL: the backend's default.
+    name: 'sessions_0004_image',
+    sql: `ALTER TABLE sessions ADD COLUMN image TEXT;`,
+  },
 ];
 
 /** A session without a stored policy: open when it has the network permission (what it meant then). */
@@ -57,6 +62,8 @@ export interface SessionRecord {
   metadata: Record<string, unknown>;
   /** Where its network may go (network/policy.ts); `off` without the network permission. */
   network: NetworkPolicy;
+  /** Image key of its runtime (docker, kubernetes backends); null or absent: the backend's default. */
+  image?: string | null;
   createdAt: number;
   expiresAt: number;
 }
@@ -77,6 +84,7 @@ interface SessionRow {
   created_at: number;
   expires_at: number;
   last_used_at: number | null;
+  image: string | null;
 }
 
 export interface SessionStoreOptions {
@@ -100,6 +108,7 @@ const fromRow = (row: SessionRow): SessionRecord => ({
     row.network === null ? null : (JSON.parse(row.network) as NetworkPolicy),
     JSON.parse(row.permissions),
   ),
+  image: row.image,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
@@ -135,9 +144,9 @@ export class SessionStore {
     this.markUsed = db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?');
     this.insert = db.prepare(
       `INSERT INTO sessions (id, token_hash, profile, permissions, categories, exclude_tools, rate_limits, approval,
-         metadata, network, created_at, expires_at)
+         metadata, network, image, created_at, expires_at)
        VALUES (@id, @token_hash, @profile, @permissions, @categories, @exclude_tools, @rate_limits, @approval,
-         @metadata, @network, @created_at, @expires_at)`,
+         @metadata, @network, @image, @created_at, @expires_at)`,
     );
     this.byId = db.prepare(`SELECT * FROM sessions WHERE id = @id AND ${LIVE}`);
     this.byTokenHash = db.prepare(`SELECT * FROM sessions WHERE token_hash = @hash AND ${LIVE}`);
@@ -171,6 +180,7 @@ export class SessionStore {
       approval: JSON.stringify(session.approval),
       metadata: JSON.stringify(session.metadata),
       network: JSON.stringify(session.network),
+      image: session.image ?? null,
       created_at: session.createdAt,
       expires_at: session.expiresAt,
     });

@@ -1672,7 +1672,7 @@ export interface operations {
                             [key: string]: {
                                 ok: boolean;
                                 detail?: string;
-                                backend?: ("bwrap" | "none") | null;
+                                backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
                             };
@@ -1710,7 +1710,7 @@ export interface operations {
                             [key: string]: {
                                 ok: boolean;
                                 detail?: string;
-                                backend?: ("bwrap" | "none") | null;
+                                backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
                             };
@@ -1766,6 +1766,8 @@ export interface operations {
                                 /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
                                 allow?: string[];
                             };
+                            /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                            image: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -1895,6 +1897,8 @@ export interface operations {
                         /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
                         allow?: string[];
                     };
+                    /** @description The session's toolchain image: a key of the operator's image table (docker and kubernetes runtime backends; default: the profile's image, else the table's default) */
+                    image?: string;
                     /** @description A blob id from POST /v1/blobs: a tar, tar.gz or zip to extract */
                     archive?: string;
                     /** @description A small tar, tar.gz or zip, base64-encoded, to extract */
@@ -1944,6 +1948,8 @@ export interface operations {
                             /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
                             allow?: string[];
                         };
+                        /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                        image: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -2098,6 +2104,8 @@ export interface operations {
                             /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
                             allow?: string[];
                         };
+                        /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                        image: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -5951,7 +5959,7 @@ export interface operations {
                             };
                             sandbox: {
                                 /** @enum {unknown} */
-                                backend: "bwrap" | "none";
+                                backend: "bwrap" | "none" | "docker" | "kubernetes";
                                 /** @description false: the command ran unsandboxed on the host */
                                 isolated: boolean;
                             };
@@ -14299,6 +14307,8 @@ export interface operations {
                             /** @description Host names, "*.example.com" (any subdomain) and CIDR ranges; used in allowlist mode */
                             allow?: string[];
                         };
+                        /** @description Image key of the session's runtime (null: the backend's default or no images) */
+                        image: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */

@@ -27,7 +27,7 @@ describe('service lifecycles', () => {
       'code-index',
       'events',
     ]);
-    expect(names('sweep')).toEqual(['audit', 'idempotency', 'approvals', 'blobs']);
+    expect(names('sweep')).toEqual(['runtimes', 'audit', 'idempotency', 'approvals', 'blobs']);
     expect(names('close')).toEqual([
       'jobs',
       'mcp-clients',

@@ -67,6 +67,7 @@ async function boot(env: Record<string, string>, options: StartOptions) {
     // The whole suite runs with each backend: .ci/run sets TOOLGATE_TEST_SANDBOX=none for a second pass;
     // without a working bwrap the unisolated runtime (test/helpers/requires.ts).
     TOOLGATE_SANDBOX: testSandbox(),
+    TOOLGATE_RUNTIME_IMAGE: process.env.TOOLGATE_TEST_RUNTIME_IMAGE ?? '',
     LOG_LEVEL: 'silent',
     ...env,
   });
@@ -101,6 +102,9 @@ function harness<Http extends { post(url: string): Req }, Req extends RequestLik
     },
     async close({ keepData = false } = {}) {
       await app.close();
+      // Runtime containers outlive the app by design: a test removes those it made with its data.
+      if (!keepData && app.services.config.sandbox === 'docker')
+        await (await import('./docker.js')).removeContainersOf(dataDir);
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
       if (conformance.violations.length > 0) {
         throw new Error(

@@ -52,6 +52,7 @@ export async function toolContext(
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
     TOOLGATE_SANDBOX: testSandbox(),
+    TOOLGATE_RUNTIME_IMAGE: process.env.TOOLGATE_TEST_RUNTIME_IMAGE ?? '',
     LOG_LEVEL: 'silent',
     ...env,
   });
@@ -109,6 +110,9 @@ export async function toolContext(
     },
     async close({ keepData = false } = {}) {
       await services.close();
+      // Runtime containers outlive the services by design: a test removes those it made with its data.
+      if (!keepData && config.sandbox === 'docker')
+        await (await import('./docker.js')).removeContainersOf(dataDir);
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };

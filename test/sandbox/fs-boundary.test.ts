@@ -34,6 +34,8 @@ const ALLOWED: Record<string, string> = {
   'ops/startup.ts': 'creates the data dir and proves it writable before anything else starts',
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
+  'runtime/backends/docker/index.ts':
+    "gives the workspace root itself (never anything inside) to the container's user; resolves the node binary and the data dir",
   'runtime/backends/host-pids.ts': "reads the host's /proc to find a held command's pid",
   'runtime/reopen-descriptor.ts':
     "reopens an upload's temp file through /proc/<pid>/fd/<n>: the runtime's open file, never a workspace path",

@@ -20,6 +20,7 @@ export interface SessionPolicyRequest {
   metadata?: Record<string, unknown>;
   /** Narrows the profile's egress policy; never widens it. */
   network?: NetworkPolicy;
+  image?: string;
 }
 
 const invalid = (message: string, field: string, problem: string, expected?: string) =>
@@ -60,6 +61,8 @@ export function sessionPolicy(
   if (badTool !== undefined) {
     throw invalid(`Unknown tool "${badTool}" in excludeTools`, 'excludeTools', `"${badTool}" is not a tool`);
   }
+  const image = request.image ?? profile.image;
+  if (image !== undefined) checkImage(image, config);
   const ttlSeconds = request.ttlSeconds ?? config.sessions.defaultTtlSeconds;
   if (ttlSeconds > config.sessions.maxTtlSeconds) {
     const max = config.sessions.maxTtlSeconds;
@@ -85,6 +88,21 @@ export function sessionPolicy(
     approval: union(config.approval, profile.approval, request.approval),
     metadata: request.metadata ?? {},
     network,
+    image: image ?? null,
     expiresAt: now + ttlSeconds * 1000,
   };
+}
+
+/** An image key must name an image the operator allows; only the container backends have images. */
+function checkImage(image: string, config: Config): void {
+  const allowed = config.containers ? Object.keys(config.containers.images) : [];
+  if (allowed.includes(image)) return;
+  throw invalid(
+    config.containers
+      ? `Unknown image "${image}"`
+      : `This service's runtime backend (${config.sandbox}) has no images to choose from`,
+    'image',
+    config.containers ? 'is not an allowed image key' : 'needs the docker or kubernetes runtime backend',
+    allowed.join(', ') || undefined,
+  );
 }

@@ -1,9 +1,9 @@
 // The isolated backend: the runtime runs in a bubblewrap namespace that holds the workspace at
 // /workspace, the system read-only, and nothing else of the host: no data dir, no other workspace.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../runner/bwrap-args.js';
-import type { RuntimeBackend, RuntimeStart } from './types.js';
+import type { RuntimeBackend, RuntimeProcess, RuntimeStart } from './types.js';
 import { findChild, findDescendant } from './host-pids.js';
 import { runtimeEnv, RUNTIME_NODE_FLAGS, SANDBOX_EGRESS_SOCKET } from './env.js';
 import { withOverlay } from './overlay-mount.js';
@@ -21,8 +21,8 @@ export function bwrapRuntimeBackend(
 ): RuntimeBackend {
   const node = realpathSync(process.execPath);
   /** Host pid of each runtime's node process, found once (bwrap → its pid 1 → node). */
-  const runtimeHostPids = new WeakMap<ChildProcess, number>();
-  const runtimePid = (runtime: ChildProcess, innerRuntimePid: number): number | undefined => {
+  const runtimeHostPids = new WeakMap<RuntimeProcess, number>();
+  const runtimePid = (runtime: RuntimeProcess, innerRuntimePid: number): number | undefined => {
     if (runtime.pid === undefined) return undefined;
     let nodePid = runtimeHostPids.get(runtime);
     if (nodePid === undefined) {

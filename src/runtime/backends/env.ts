@@ -29,3 +29,9 @@ export const SANDBOX_EGRESS_SOCKET = '/run/toolgate/egress.sock';
  * work is I/O, not JavaScript that needs the optimizing compiler's helpers.
  */
 export const RUNTIME_NODE_FLAGS = ['--max-semi-space-size=1', '--v8-pool-size=0'];
+
+/**
+ * Runtimes that outlive the service (containers, pods) keep the last this many bytes of each job's output
+ * for a service that re-attaches after a restart (see inside/kept-output.ts).
+ */
+export const KEEP_OUTPUT_BYTES = 1024 * 1024;

@@ -1,5 +1,24 @@
 // How a runtime process is started: the only difference between the backends.
-import type { ChildProcess } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+/**
+ * The service's handle on one running runtime: its byte streams and how to end it. A ChildProcess is
+ * one (bwrap, none); the container backends give an attach stream wrapped the same way.
+ */
+export interface RuntimeProcess {
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  readonly pid?: number;
+  kill(signal?: NodeJS.Signals): boolean;
+  once(event: 'close', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  once(event: 'error', listener: (err: Error) => void): this;
+  /**
+   * Backends whose runtimes outlive the service (docker, kubernetes): let go of the runtime and leave it
+   * running; a later start re-attaches to it.
+   */
+  detach?(): void;
+}
 
 export interface RuntimeStart {
   readonly sessionId: string;
@@ -16,6 +35,10 @@ export interface RuntimeStart {
   readonly readOnlyPaths: readonly string[];
   /** A forked session's copy-on-write workspace: mounted over workspaceRoot in the runtime's own namespace. */
   readonly overlay?: OverlayMount;
+  /** The session's image key (container backends; undefined: the backend's default image). */
+  readonly image?: string;
+  /** A one-shot runtime (RuntimeManager.oneShot): never re-attached, gone once stopped. */
+  readonly transient?: boolean;
 }
 
 /**
@@ -30,15 +53,30 @@ export interface OverlayMount {
 }
 
 export interface RuntimeBackend {
-  readonly name: 'bwrap' | 'none';
+  readonly name: 'bwrap' | 'none' | 'docker' | 'kubernetes';
   /** True only when the runtime (and so every tool and command) cannot see past the workspace. */
   readonly isolated: boolean;
   readonly detail: string;
   /** Where the runtime's own Node.js binary is, as its commands see it (MCP servers run on it). */
   readonly nodePath: string;
-  start(request: RuntimeStart): ChildProcess;
+  start(request: RuntimeStart): RuntimeProcess;
   /** Host pid of the runtime's own Node.js process (not bwrap's), from the pid it reports of itself. */
-  runtimePid(runtime: ChildProcess, innerRuntimePid: number): number | undefined;
+  runtimePid(runtime: RuntimeProcess, innerRuntimePid: number): number | undefined;
   /** Host pid of a process the runtime started, from the pid the runtime sees (they differ in a pid namespace). */
-  hostPid(runtime: ChildProcess, innerRuntimePid: number, innerPid: number): number | undefined;
+  hostPid(runtime: RuntimeProcess, innerRuntimePid: number, innerPid: number): number | undefined;
+  /** Runtimes outlive the service (containers, pods): close() detaches instead of stopping them. */
+  readonly persistent?: boolean;
+  /** The image keys a session may choose (container backends); undefined: this backend has no images. */
+  readonly images?: readonly string[];
+  /** A deleted session's runtime is gone for good: remove its container or pod (after stop). */
+  discard?(sessionId: string): Promise<void>;
+  /** Removes runtimes whose session is not live (deleted, expired, or unknown: orphans); how many. */
+  sweep?(isLive: (sessionId: string) => boolean): Promise<number>;
+  /** Sessions whose runtime is running now (containers, pods left by the service's previous life). */
+  runningSessions?(): Promise<string[]>;
+  /** Releases the backend's own resources (API clients); runtimes are left as they are. */
+  close?(): Promise<void>;
 }
+
+/** Where a network session's egress proxy socket appears inside a container or pod: where bwrap binds it. */
+export { SANDBOX_EGRESS_SOCKET as EGRESS_SOCKET_PATH } from './env.js';

@@ -9,6 +9,7 @@ import { prlimitArgs } from '../runner/prlimit.js';
 import type { CommandOps, SpawnArgs } from '../ops/commands.js';
 import { reply, type Handlers, type OpContext } from './handler.js';
 import type { UsageTracker } from './usage.js';
+import type { KeptOutput } from './kept-output.js';
 
 /** How long a killed command's output may take to drain before the streams are cut. */
 const KILL_GRACE_MS = 500;
@@ -23,6 +24,8 @@ export interface CommandSetup {
   readonly usage: UsageTracker;
   /** The proxy variables of the sandbox's egress relay (none without the network); the caller's env wins. */
   readonly proxyEnv: Readonly<Record<string, string>>;
+  /** Container backends: tagged commands' output and exits are kept for a re-attached service. */
+  readonly kept?: KeptOutput;
 }
 
 interface Running {
@@ -69,7 +72,7 @@ const killGroup = (pid: number) => {
 
 export function commandHandlers(setup: CommandSetup): { handlers: Handlers<CommandOps>; killAll(): void } {
   const running = new Map<number, Running>();
-  const { usage, quotaBytes } = setup;
+  const { usage, quotaBytes, kept } = setup;
 
   // The quota watch: while commands run, rescan now and then; past the quota, every command is stopped.
   let watch: NodeJS.Timeout | null = null;
@@ -112,8 +115,12 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
     gate?.on('error', () => undefined);
     let killedAt: (() => void) | undefined;
     const killed = new Promise<void>((resolve) => (killedAt = resolve));
+    kept?.track(args.proc, args.tag);
     for (const stream of ['stdout', 'stderr'] as const) {
-      child[stream]!.on('data', (chunk: Buffer) => ctx.send({ t: 'out', proc: args.proc, stream }, chunk));
+      child[stream]!.on('data', (chunk: Buffer) => {
+        kept?.out(args.proc, stream, chunk);
+        ctx.send({ t: 'out', proc: args.proc, stream }, chunk);
+      });
     }
     const drained = Promise.all([
       new Promise((r) => child.stdout!.once('close', r)),
@@ -144,13 +151,15 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
             killReason = 'quota';
         }
         running.delete(args.proc);
-        ctx.send({
-          t: 'exit',
+        const exit = {
+          t: 'exit' as const,
           proc: args.proc,
           exitCode,
           signal,
           ...(killReason ? { reason: killReason } : {}),
-        });
+        };
+        kept?.exit(args.proc, exit);
+        ctx.send(exit);
       });
     });
     return {
@@ -215,6 +224,14 @@ export function commandHandlers(setup: CommandSetup): { handlers: Handlers<Comma
     },
     kill({ proc }) {
       running.get(proc)?.kill();
+      return reply({});
+    },
+    procs() {
+      return reply({ procs: kept?.list() ?? [] });
+    },
+    adopt({ proc }, _payload, ctx) {
+      // In one turn, so no live output of the command comes between its replay and this answer.
+      if (!kept?.replay(proc, ctx.send)) throw toolgateError('NOT_FOUND', `No kept process ${proc}`);
       return reply({});
     },
   };

@@ -5,6 +5,8 @@ import { promises as fs, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fromFsError, isToolgateError } from '../../lib/errors.js';
 import {
+  ATTACH_OP,
+  attachMarker,
   FrameReader,
   writeFrame,
   type FrameHeader,
@@ -13,6 +15,7 @@ import {
 } from '../protocol.js';
 import { FrameWriter } from '../frame-writer.js';
 import { commandHandlers } from './commands.js';
+import { KeptOutput } from './kept-output.js';
 import { fileHandlers } from './files.js';
 import type { OpContext, Reply } from './handler.js';
 import { WorkspacePaths } from './paths.js';
@@ -47,6 +50,9 @@ const commands = commandHandlers({
   shell: process.env.TOOLGATE_RUNTIME_SHELL ?? '/bin/sh',
   prlimit: process.env.TOOLGATE_RUNTIME_PRLIMIT || undefined,
   processLimit: process.env.TOOLGATE_RUNTIME_PROCESS_LIMIT === '1',
+  kept: Number(process.env.TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES)
+    ? new KeptOutput(Number(process.env.TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES))
+    : undefined,
 });
 
 type AnyHandler = (
@@ -122,16 +128,37 @@ class RunningOp implements OpContext {
   }
 }
 
-const inFlight = new Map<number, RunningOp>();
+/** Running operations by attach epoch and request id (ids start again at 1 after a re-attach). */
+const inFlight = new Map<string, RunningOp>();
+/**
+ * Counts attaches (container backends): an answer to a request of an earlier attach is dropped, since the
+ * service that asked is gone and the new one numbers its requests from 1 again.
+ */
+let attachEpoch = 0;
+/** Command numbers seen so far: after a re-attach the service numbers new commands past them. */
+let maxProc = 0;
 
 async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
   if (request.op === 'cancel') {
-    inFlight.get((request.args as { id: number }).id)?.cancel();
+    inFlight.get(`${attachEpoch}:${(request.args as { id: number }).id}`)?.cancel();
     return;
   }
+  if (request.op === ATTACH_OP) {
+    attachEpoch++;
+    await startup;
+    out.write(attachMarker(String((request.args as { nonce: unknown }).nonce)));
+    send({ t: 'res', id: 0, ok: true, result: ready() });
+    return;
+  }
+  if (request.op === 'spawn')
+    maxProc = Math.max(maxProc, Number((request.args as { proc: number }).proc) || 0);
+  const epoch = attachEpoch;
+  const reply = (header: FrameHeader, payload?: Uint8Array) => {
+    if (epoch === attachEpoch) send(header, payload);
+  };
   const handler = handlers.get(request.op);
   if (!handler) {
-    send({
+    reply({
       t: 'res',
       id: request.id,
       ok: false,
@@ -140,15 +167,16 @@ async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
     return;
   }
   const op = new RunningOp();
-  inFlight.set(request.id, op);
+  const key = `${epoch}:${request.id}`;
+  inFlight.set(key, op);
   try {
     const out = await handler(request.args, payload, op);
-    send({ t: 'res', id: request.id, ok: true, result: out.result }, out.payload);
+    reply({ t: 'res', id: request.id, ok: true, result: out.result }, out.payload);
   } catch (err) {
     if (!isToolgateError(err)) console.error('runtime operation failed', request.op, err);
-    send({ t: 'res', id: request.id, ok: false, error: toWire(err) });
+    reply({ t: 'res', id: request.id, ok: false, error: toWire(err) });
   } finally {
-    inFlight.delete(request.id);
+    inFlight.delete(key);
   }
 }
 
@@ -181,12 +209,14 @@ process.on('SIGTERM', () => {
   commands.killAll();
   process.exit(0);
 });
+const ready = () => ({ ready: true, pid: process.pid, nextProc: maxProc + 1 });
 // Ready once leftovers are gone (a response to the implicit request 0), so no write of ours races the sweep.
 const relayStarted = egressSocket
   ? startEgressRelay(egressSocket).then((relay) => void Object.assign(proxyEnv, relay.env))
   : Promise.resolve();
-void Promise.all([removeOrphanedTempFiles(root).catch(() => undefined), relayStarted]).then(
-  () => send({ t: 'res', id: 0, ok: true, result: { ready: true, pid: process.pid } }),
+const startup = Promise.all([removeOrphanedTempFiles(root).catch(() => undefined), relayStarted]);
+void startup.then(
+  () => send({ t: 'res', id: 0, ok: true, result: ready() }),
   (err: unknown) => {
     // Without its relay the session has no network it was promised: fail the start, loudly.
     console.error('egress relay failed to start', err);

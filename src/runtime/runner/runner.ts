@@ -3,7 +3,7 @@
 // started by the session runtime (src/runtime), inside its namespace, never by the service.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { SandboxMode } from '../../config.js';
+import type { ContainerBackendConfig, SandboxMode } from '../../config.js';
 import { toolgateError } from '../../lib/errors.js';
 import { runtimeBundle } from '../bundle.js';
 import { bwrapRuntimeBackend } from '../backends/bwrap.js';
@@ -137,11 +137,34 @@ async function probeBwrap(bwrap: string, layout: HostLayout, sandboxDir: string)
   }
 }
 
+/**
+ * The container backends, imported here and only here, late: their clients (dockerode, the Kubernetes
+ * client) are loaded only when the operator chose them. A backend that cannot start stops the service
+ * with the reason: unlike `auto`, a container backend was asked for by name.
+ */
+async function containerBackend(containers: ContainerBackendConfig, dataDir: string): Promise<Backend> {
+  const bundle = runtimeBundle();
+  const runtime =
+    containers.type === 'docker'
+      ? await (
+          await import('../backends/docker/index.js')
+        ).createDockerBackend(containers, { dataDir, bundle })
+      : await (
+          await import('../backends/kubernetes/index.js')
+        ).createKubernetesBackend(containers, { dataDir });
+  return {
+    status: { backend: runtime.name, isolated: true, available: true, detail: runtime.detail },
+    runtime,
+  };
+}
+
 export async function createRunner(
   mode: SandboxMode,
   dataDir: string,
   options: RunnerOptions = {},
+  containers?: ContainerBackendConfig,
 ): Promise<CommandRunner> {
+  if (containers) return new CommandRunner(await containerBackend(containers, dataDir));
   const prlimit = findPrlimit();
   const cgroups = PidsCgroups.detect();
   if (mode === 'none') return new CommandRunner(noneBackend(prlimit, cgroups));

@@ -2,7 +2,7 @@
 // spawned command looks like to callers. Every tool that spawns goes through CommandRunner with these.
 import type { Readable, Writable } from 'node:stream';
 
-export type SandboxBackend = 'bwrap' | 'none';
+export type SandboxBackend = 'bwrap' | 'none' | 'docker' | 'kubernetes';
 
 /** What the sandbox can do here; shown by /readyz, the tools listing and every run_command result. */
 export interface SandboxStatus {

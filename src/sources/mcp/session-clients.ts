@@ -13,6 +13,8 @@ import { connectServer, connectUrlServer } from './server-process.js';
 export class McpSessionClients {
   private readonly clients = new Map<string, Promise<Client>>();
   private readonly lastUse = new Map<string, number>();
+  /** Servers still starting: never idle (a cold runtime container may take longer than the idle time). */
+  private readonly starting = new Set<string>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -27,7 +29,7 @@ export class McpSessionClients {
   private closeIdle(): void {
     const now = Date.now();
     for (const [key, used] of this.lastUse) {
-      if (now - used < this.idleMs) continue;
+      if (now - used < this.idleMs || this.starting.has(key)) continue;
       this.lastUse.delete(key);
       const client = this.clients.get(key);
       this.clients.delete(key);
@@ -48,13 +50,20 @@ export class McpSessionClients {
           ? connectUrlServer(config)
           : connectServer(server, config, runtime, this.logger);
       this.clients.set(key, client);
+      this.starting.add(key);
       client.then(
         (connected) => {
+          this.starting.delete(key);
+          // Idle counts from when the server is up, not from the call that started it.
+          if (config.url === undefined) this.lastUse.set(key, Date.now());
           connected.onclose = () => {
             if (this.clients.get(key) === client) this.clients.delete(key);
           };
         },
-        () => this.clients.delete(key),
+        () => {
+          this.starting.delete(key);
+          this.clients.delete(key);
+        },
       );
     }
     return client;

@@ -7,6 +7,7 @@ import { toolgateError } from '../../lib/errors.js';
 import { defineTool } from '../../contract/tool.js';
 import type { Job } from '../../jobs/job.js';
 import { effectiveLimits, LimitsInput } from '../../runtime/runner/limits.js';
+import type { SandboxBackend } from '../../runtime/runner/types.js';
 import { JobSummary, jobSummary } from '../../jobs/job-view.js';
 
 const MAX_TIMEOUT_MS = 600_000;
@@ -73,7 +74,7 @@ const Output = Type.Object({
   background: Type.Boolean({ description: 'Still running as a job' }),
   job: JobSummary,
   sandbox: Type.Object({
-    backend: Type.Enum(['bwrap', 'none']),
+    backend: Type.Enum(['bwrap', 'none', 'docker', 'kubernetes']),
     isolated: Type.Boolean({ description: 'false: the command ran unsandboxed on the host' }),
   }),
 });
@@ -175,7 +176,7 @@ export default defineTool({
   },
 });
 
-function commandResult(job: Job, detached: boolean, backend: 'bwrap' | 'none', isolated: boolean) {
+function commandResult(job: Job, detached: boolean, backend: SandboxBackend, isolated: boolean) {
   return {
     jobId: job.id,
     status: job.status,
