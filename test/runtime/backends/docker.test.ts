@@ -1,6 +1,11 @@
 // The docker backend against a real Docker engine: the image a session chooses (unknown → 400), the
 // security settings of the container it gets, re-attaching after the service restarts (the container
 // and a background command keep running), the sweep of orphans, idle stop and start on the same volume.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, type InjectApp } from '../../helpers/app.js';
 import { writeConfigFile } from '../../ops/with-config.js';
@@ -179,5 +184,62 @@ describe('images without a container backend', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+// A network session on docker: no interface but loopback in the container, and its one way out is the
+// egress proxy's socket bound in, under the session's policy. "The internet" is a server on the host's
+// loopback that the operator opened (openRanges) and named in the proxy's hosts file.
+describe.skipIf(unavailable !== null)('docker runtime backend with the network', () => {
+  let t: InjectApp;
+  let server: Server;
+  let hostsDir: string;
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.end('hello from outside\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    hostsDir = mkdtempSync(path.join(tmpdir(), 'toolgate-docker-hosts-'));
+    const hostsFile = path.join(hostsDir, 'hosts');
+    writeFileSync(hostsFile, '127.0.0.1 allowed.test denied.test\n');
+    t = await injectApp(
+      env({
+        network: { openRanges: ['127.0.0.1/32'], hostsFile, connectTimeoutMs: 3000 },
+        profiles: {
+          net: {
+            permissions: ['read', 'write', 'execute', 'network'],
+            image: 'python',
+            network: { mode: 'allowlist', allow: ['allowed.test'] },
+          },
+        },
+      }),
+    );
+  });
+  afterAll(async () => {
+    if (t) {
+      await removeContainersOf(t.dataDir);
+      await t.close();
+    }
+    server?.close();
+    if (hostsDir) rmSync(hostsDir, { recursive: true, force: true });
+  });
+
+  it('reaches an allowed name through the proxy only; a denied name gets the rule, a direct connection no route', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const s = await t.createSession({ profile: 'net' });
+    const fetch = (host: string) =>
+      `python3 -c "import urllib.request as u\ntry: print(u.urlopen('http://${host}:${port}/').read().decode().strip())\nexcept Exception as e: print('refused', getattr(e, 'code', ''), e.read().decode() if hasattr(e, 'read') else e)"`;
+    const allowed = await t.call(s, 'run_command', { command: fetch('allowed.test') });
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data.stdout).toBe('hello from outside\n');
+    const denied = await t.call(s, 'run_command', { command: fetch('denied.test') });
+    expect(denied.body.data.stdout).toMatch(/refused 403 .*denied\.test denied/);
+    const direct = await t.call(s, 'run_command', {
+      command: `python3 -c "import socket\ntry: socket.create_connection(('127.0.0.1', ${port}), 2); print('connected')\nexcept OSError as e: print('no route', e.errno)"`,
+    });
+    expect(direct.body.data.stdout).toMatch(/^no route/);
+    const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${s.id}&limit=50`));
+    const network = (audit.body.entries as { entryPoint: string; status: string }[]).filter(
+      (row) => row.entryPoint === 'network',
+    );
+    expect(network.map((row) => row.status).sort()).toEqual(['refused', 'success']);
   });
 });
