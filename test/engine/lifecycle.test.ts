@@ -23,15 +23,18 @@ describe('service lifecycles', () => {
       'history',
       'snapshots',
       'runtimes',
+      'egress',
       'workspaces',
       'code-index',
       'events',
     ]);
     expect(names('sweep')).toEqual(['runtimes', 'audit', 'idempotency', 'approvals', 'blobs']);
     expect(names('close')).toEqual([
+      'tool-folders',
       'jobs',
       'mcp-clients',
       'runtimes',
+      'egress',
       'tools',
       'code-index',
       'audit',

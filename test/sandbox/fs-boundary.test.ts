@@ -42,6 +42,13 @@ const ALLOWED: Record<string, string> = {
   'console/assets.ts': "reads the operator console's static files (console/ and uPlot) at start",
   'sources/folder/load.ts': "reads tool folders (definition.json, the entry) from the operator's tools dir",
   'lib/make-dirs.ts': 'mkdir -p with the real error; used inside the runtime and for the data dir',
+  'sources/folder/watch.ts': "watches the operator's tools dir for tool folders added, changed or removed",
+  'network/egress.ts': "the egress proxy's per-session Unix sockets in the data dir",
+  'network/resolver.ts': "reads the operator's hosts file for the egress proxy",
+  'evals/dataset.ts':
+    "reads eval datasets from the operator's files (a case's workspace files go through a session)",
+  'evals/shipped.ts': 'lists the datasets shipped in evals/',
+  'evals/eval-runs.ts': 'eval runs and their reports in the data dir',
 };
 
 // Type-only imports (a ChildProcess type) do not touch anything.
