@@ -250,14 +250,15 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
       if (connection.count('down', chunk.length) && !client.write(chunk)) upstream.pause();
     });
     client.on('drain', () => upstream.resume());
+    // The answer is finished before the connection is recorded (the audit row is written then).
     upstream.on('end', () => {
-      connection.end();
       client.end();
+      connection.end();
     });
     upstream.on('close', () => {
       if (!answered) return;
-      connection.end();
       client.end();
+      connection.end();
     });
   })();
 }
