@@ -29,6 +29,16 @@ const HOP_HEADERS = new Set([
   'upgrade',
 ]);
 
+/**
+ * Bytes a socket of the egress path buffers before its other side stops reading (Node's default is
+ * 16 KiB). On a busy machine each hop runs in bursts; a deep buffer lets a burst move a megabyte rather
+ * than one 64 KiB read, and keeps the kernel's buffers drained while the next hop waits for the CPU
+ * (npm run bench -- egress: about 1.4x the throughput). At most this much per socket and direction.
+ */
+const BUFFER = 1024 * 1024;
+/** The same for sockets we connect (Node honours it; @types/node's connect options do not list it). */
+const WIDE: object = { highWaterMark: BUFFER };
+
 export const refusalText = (host: string, reason: string) => `toolgate egress: ${host} denied: ${reason}\n`;
 
 /** "host:port" or "[v6]:port" of a CONNECT request. */
@@ -108,7 +118,7 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
   void (async () => {
     const admitted = await admit(deps, target.host, target.port, 'connect');
     if (!admitted.ok) return rawAnswer(client, admitted.status, admitted.body);
-    const upstream = net.connect({ host: admitted.address, port: target.port, noDelay: true });
+    const upstream = net.connect({ host: admitted.address, port: target.port, noDelay: true, ...WIDE });
     upstream.setTimeout(deps.connectTimeoutMs, () =>
       upstream.destroy(new Error(`no answer within ${deps.connectTimeoutMs} ms`)),
     );
@@ -199,7 +209,7 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
       return;
     }
     forwarding.add(client);
-    const upstream = net.connect({ host: admitted.address, port, noDelay: true });
+    const upstream = net.connect({ host: admitted.address, port, noDelay: true, ...WIDE });
     upstream.setTimeout(deps.connectTimeoutMs, () =>
       upstream.destroy(new Error(`no answer within ${deps.connectTimeoutMs} ms`)),
     );
@@ -265,7 +275,9 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
 
 /** The session's proxy server (not yet listening). */
 export function createProxyServer(deps: ProxyDeps): http.Server {
-  const server = http.createServer({ keepAliveTimeout: 5000 }, (req, res) => onRequest(deps, req, res));
+  const server = http.createServer({ keepAliveTimeout: 5000, highWaterMark: BUFFER }, (req, res) =>
+    onRequest(deps, req, res),
+  );
   server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) =>
     onConnect(deps, req, client, head),
   );

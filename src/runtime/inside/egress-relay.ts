@@ -4,6 +4,11 @@
 // here. There is no other interface in the namespace: a direct connection has nowhere to go.
 import net from 'node:net';
 
+/** Deep socket buffers, as the proxy's (src/network/proxy.ts says why): 16 KiB is Node's default. */
+const BUFFER = 1024 * 1024;
+/** For net.connect, which honours it although @types/node does not list it. */
+const WIDE: object = { highWaterMark: BUFFER };
+
 export interface EgressRelay {
   readonly port: number;
   /** HTTP_PROXY and friends, upper and lower case: what commands (and git) get. */
@@ -13,8 +18,8 @@ export interface EgressRelay {
 export function startEgressRelay(socketPath: string): Promise<EgressRelay> {
   // Half-open both ways: a client that is done sending (git's proxy program closing its stdin) still
   // gets the whole answer.
-  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
-    const upstream = net.connect({ path: socketPath, allowHalfOpen: true });
+  const server = net.createServer({ noDelay: true, allowHalfOpen: true, highWaterMark: BUFFER }, (client) => {
+    const upstream = net.connect({ path: socketPath, allowHalfOpen: true, ...WIDE });
     client.pipe(upstream);
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());
