@@ -72,9 +72,19 @@ async function admit(
   return { ok: true, address: decision.address };
 }
 
+/** Ends `socket` once what it holds is written, then closes it (a destroy would drop those bytes). */
+function endThenClose(socket: Duplex): void {
+  if (socket.destroyed) return;
+  if (socket.writableFinished) return void socket.destroy();
+  socket.once('finish', () => socket.destroy());
+  socket.end();
+}
+
 /**
- * Pipes two sockets both ways, counting; either side's end or error ends both. The client's first chunk
- * is shown to `firstChunk`, which may refuse it (the tunnel is closed with that reason).
+ * Pipes two sockets both ways, counting. A side that closes has the other ended after what it still
+ * holds is written (an answer's last megabyte reaches the client); an error closes both at once. The
+ * client's first chunk is shown to `firstChunk`, which may refuse it (the tunnel is closed with that
+ * reason). The connection is recorded when both sides are closed.
  */
 function splice(
   client: Duplex,
@@ -83,6 +93,7 @@ function splice(
   firstChunk: (chunk: Buffer) => string | undefined,
 ): void {
   let first = true;
+  let open = 2;
   const finish = (reason?: string) => {
     client.destroy();
     upstream.destroy();
@@ -105,8 +116,14 @@ function splice(
   client.on('drain', () => upstream.resume());
   client.on('end', () => upstream.end());
   upstream.on('end', () => client.end());
-  for (const socket of [client, upstream]) {
-    socket.on('close', () => finish());
+  for (const [socket, other] of [
+    [client, upstream],
+    [upstream, client],
+  ] as const) {
+    socket.on('close', () => {
+      endThenClose(other);
+      if (--open === 0) connection.end();
+    });
     socket.on('error', () => finish());
   }
 }

@@ -24,8 +24,16 @@ export function startEgressRelay(socketPath: string): Promise<EgressRelay> {
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    // A side that closes has the other ended once what it holds is written (not destroyed: a
+    // megabyte of answer may still be buffered for the client).
+    const endThenClose = (socket: net.Socket) => {
+      if (socket.destroyed) return;
+      if (socket.writableFinished) return void socket.destroy();
+      socket.once('finish', () => socket.destroy());
+      socket.end();
+    };
+    client.on('close', () => endThenClose(upstream));
+    upstream.on('close', () => endThenClose(client));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
