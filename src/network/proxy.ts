@@ -180,7 +180,9 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
  * the checked Host and `Connection: close` (the proxy forwards one request per connection, see onRequest).
  */
 function requestHead(req: http.IncomingMessage, url: URL): string {
-  let head = `${req.method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
+  // The client's HTTP version: the answer comes back unparsed, so it must be one the client reads (an
+  // HTTP/1.0 client gets no chunked answer).
+  let head = `${req.method} ${url.pathname}${url.search} HTTP/${req.httpVersion === '1.0' ? '1.0' : '1.1'}\r\nHost: ${url.host}\r\n`;
   const raw = req.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;

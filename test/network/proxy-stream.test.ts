@@ -15,7 +15,12 @@ import { startEgressRelay } from '../../src/runtime/inside/egress-relay.js';
 const BYTES = 8 * 1024 * 1024;
 const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-proxy-stream-'));
 const records: ConnectionRecord[] = [];
-const origin = http.createServer((_req, res) => {
+const origin = http.createServer((req, res) => {
+  if (req.url === '/unsized') {
+    // No length: chunked to an HTTP/1.1 client, delimited by the close to an HTTP/1.0 one.
+    res.write('first ');
+    return void setTimeout(() => res.end('second'), 10);
+  }
   res.writeHead(200, { 'content-length': BYTES, connection: 'close' });
   res.end(Buffer.alloc(BYTES, 120));
 });
@@ -75,6 +80,15 @@ describe('the egress path as a stream', () => {
     );
     expect(answer.startsWith('HTTP/1.1 200')).toBe(true);
     expect(bodyLength(answer)).toBe(BYTES);
+  });
+
+  it('answers an HTTP/1.0 client in HTTP/1.0 (no chunked body it cannot read)', async () => {
+    const answer = await slowClient(
+      `GET http://origin.test:${originPort}/unsized HTTP/1.0\r\nHost: origin.test:${originPort}\r\n\r\n`,
+    );
+    expect(answer.startsWith('HTTP/1.0 200') || answer.startsWith('HTTP/1.1 200')).toBe(true);
+    expect(answer.toLowerCase()).not.toContain('transfer-encoding');
+    expect(answer.endsWith('\r\n\r\nfirst second')).toBe(true);
   });
 
   it('hands a slow client every byte through a CONNECT tunnel, and records the connection once', async () => {
