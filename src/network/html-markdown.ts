@@ -11,15 +11,13 @@ export interface Readable {
   readonly content: string;
 }
 
-const turndown = (): TurndownService => {
-  const service = new TurndownService({
-    headingStyle: 'atx',
-    codeBlockStyle: 'fenced',
-    bulletListMarker: '-',
-  });
-  service.remove(['script', 'style', 'noscript', 'iframe', 'form'] as never);
-  return service;
-};
+/** One converter for every call: its rules are fixed, and building it is not free. */
+const turndown = new TurndownService({
+  headingStyle: 'atx',
+  codeBlockStyle: 'fenced',
+  bulletListMarker: '-',
+});
+turndown.remove(['script', 'style', 'noscript', 'iframe', 'form'] as never);
 
 const tidy = (text: string) =>
   text
@@ -27,17 +25,24 @@ const tidy = (text: string) =>
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 
-/** The page's main content (each parse costs: the page is parsed once more only when needed). */
+/**
+ * The page's main content. The page is parsed once: Readability hands back its article as the linkedom
+ * element itself (not serialised to HTML), and Turndown converts that element (given a string, it would
+ * parse it again with a second DOM). Only a page without an article is parsed a second time, whole.
+ */
 export function htmlToReadable(html: string, url: string, as: 'markdown' | 'text'): Readable {
   const { document } = parseHTML(html);
   const title = document.title?.trim() || undefined;
-  let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
+  let article: { title?: string | null; content?: Element | null; textContent?: string | null } | null = null;
   try {
     // Readability resolves relative links against the document's URL; linkedom has none, so a <base>.
     const base = document.createElement('base');
     base.setAttribute('href', url);
     document.head?.prepend(base);
-    article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
+    article = new Readability<Element>(document as unknown as Document, {
+      charThreshold: 200,
+      serializer: (element) => element as Element,
+    }).parse();
   } catch {
     article = null;
   }
@@ -45,6 +50,6 @@ export function htmlToReadable(html: string, url: string, as: 'markdown' | 'text
   const content =
     as === 'text'
       ? tidy(article?.textContent ?? fallback()?.textContent ?? '')
-      : tidy(turndown().turndown(article?.content ?? fallback()?.innerHTML ?? html));
+      : tidy(turndown.turndown((article?.content ?? fallback() ?? html) as unknown as TurndownService.Node));
   return { title: article?.title?.trim() || title, content };
 }

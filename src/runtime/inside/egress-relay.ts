@@ -4,6 +4,11 @@
 // here. There is no other interface in the namespace: a direct connection has nowhere to go.
 import net from 'node:net';
 
+/** Deep socket buffers, as the proxy's (src/network/proxy.ts says why): 16 KiB is Node's default. */
+const BUFFER = 1024 * 1024;
+/** For net.connect, which honours it although @types/node does not list it. */
+const WIDE: object = { highWaterMark: BUFFER };
+
 export interface EgressRelay {
   readonly port: number;
   /** HTTP_PROXY and friends, upper and lower case: what commands (and git) get. */
@@ -13,14 +18,22 @@ export interface EgressRelay {
 export function startEgressRelay(socketPath: string): Promise<EgressRelay> {
   // Half-open both ways: a client that is done sending (git's proxy program closing its stdin) still
   // gets the whole answer.
-  const server = net.createServer({ noDelay: true, allowHalfOpen: true }, (client) => {
-    const upstream = net.connect({ path: socketPath, allowHalfOpen: true });
+  const server = net.createServer({ noDelay: true, allowHalfOpen: true, highWaterMark: BUFFER }, (client) => {
+    const upstream = net.connect({ path: socketPath, allowHalfOpen: true, ...WIDE });
     client.pipe(upstream);
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    // A side that closes has the other ended once what it holds is written (not destroyed: a
+    // megabyte of answer may still be buffered for the client).
+    const endThenClose = (socket: net.Socket) => {
+      if (socket.destroyed) return;
+      if (socket.writableFinished) return void socket.destroy();
+      socket.once('finish', () => socket.destroy());
+      socket.end();
+    };
+    client.on('close', () => endThenClose(upstream));
+    upstream.on('close', () => endThenClose(client));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
