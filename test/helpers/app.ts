@@ -67,6 +67,8 @@ async function boot(env: Record<string, string>, options: StartOptions) {
     // The whole suite runs with each backend: .ci/run sets TOOLGATE_TEST_SANDBOX=none for a second pass;
     // without a working bwrap the unisolated runtime (test/helpers/requires.ts).
     TOOLGATE_SANDBOX: testSandbox(),
+    // Language servers are real processes that cost seconds and CPU: only the tests about them turn them on.
+    TOOLGATE_LSP: 'off',
     LOG_LEVEL: 'silent',
     ...env,
   });

@@ -62,8 +62,21 @@ function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/** Hover contents (MarkupContent, a MarkedString or a list of them) as plain text. */
+function hoverText(contents: unknown): string {
+  if (typeof contents === 'string') return contents.trim();
+  if (Array.isArray(contents)) return contents.map(hoverText).filter(Boolean).join('\n\n');
+  if (contents && typeof contents === 'object' && 'value' in contents) {
+    const { value } = contents as { value: unknown };
+    return typeof value === 'string' ? value.trim() : '';
+  }
+  return '';
+}
+
 export class LspClient {
   private readonly versions = new Map<string, number>();
+  /** The text last sent for each open file: a sync of the same text sends nothing. */
+  private readonly texts = new Map<string, string>();
   private readonly published = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
   private readonly waiters = new Set<() => void>();
   private closed = false;
@@ -147,12 +160,22 @@ export class LspClient {
     return relative.startsWith('..') ? undefined : relative;
   }
 
-  /** Tells the server a file's current text (opened the first time, a full change after). */
+  /** The files told to the server so far (their text may have changed in the workspace since). */
+  openFiles(): string[] {
+    return [...this.versions.keys()];
+  }
+
+  /**
+   * Tells the server a file's current text (opened the first time, a full change after; nothing when
+   * the text is the one last sent) and returns its version.
+   */
   async sync(file: string, languageId: string, text: string): Promise<number> {
     const uri = this.uri(file);
     const previous = this.versions.get(file);
+    if (previous !== undefined && this.texts.get(file) === text) return previous;
     const version = (previous ?? 0) + 1;
     this.versions.set(file, version);
+    this.texts.set(file, text);
     if (previous === undefined)
       await this.connection.sendNotification('textDocument/didOpen', {
         textDocument: { uri, languageId, version, text },
@@ -197,6 +220,19 @@ export class LspClient {
   /** Where the symbol at a position is defined, or undefined past the budget. */
   definition(file: string, at: Position, budgetMs: number): Promise<Location[] | undefined> {
     return this.locations('textDocument/definition', file, at, budgetMs);
+  }
+
+  /** The server's hover text at a position (type and docs), or undefined past the budget or when none. */
+  async hover(file: string, at: Position, budgetMs: number): Promise<string | undefined> {
+    if (this.closed) return undefined;
+    const answer = (await timeout(
+      this.connection.sendRequest('textDocument/hover', {
+        textDocument: { uri: this.uri(file) },
+        position: { line: at.line - 1, character: at.column - 1 },
+      }),
+      budgetMs,
+    ).catch(() => undefined)) as { contents?: unknown } | null | undefined;
+    return answer?.contents === undefined ? undefined : hoverText(answer.contents) || undefined;
   }
 
   /**
