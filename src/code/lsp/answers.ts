@@ -6,7 +6,7 @@
 import { readFiles } from '../../runtime/read-files.js';
 import type { Workspace } from '../../runtime/workspace.js';
 import { languageOf } from '../languages.js';
-import type { Diagnostic, LspClient, Location } from './client.js';
+import { timeout, type Diagnostic, type LspClient, type Location } from './client.js';
 import type { LspManager } from './manager.js';
 import { servedBy } from './servers.js';
 
@@ -33,12 +33,6 @@ export interface LspSession {
   readonly versions: ReadonlyMap<string, number>;
   /** Milliseconds left of the call's budget (at least 1). */
   left(): number;
-}
-
-function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** The server key that serves a file, if the file's language has one. */
@@ -102,6 +96,8 @@ export async function lspReferences(
   name: string,
 ): Promise<Location[] | undefined> {
   const files = [...new Set(definitions.map((d) => d.path))];
+  // One server answers for all of them, or the syntax index does.
+  if (new Set(files.map((file) => serverFor(ctx, file))).size !== 1) return undefined;
   const session = await lspSession(ctx, files);
   if (!session) return undefined;
   const found = new Map<string, Location>();

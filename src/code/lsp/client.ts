@@ -54,7 +54,7 @@ interface WireDiagnostic {
 const SEVERITIES = ['error', 'warning', 'info', 'hint'] as const;
 
 /** The promise's value, or undefined once `ms` have passed. */
-function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+export function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), ms);
