@@ -51,6 +51,16 @@ interface WireDiagnostic {
   code?: string | number;
 }
 
+export interface WireTextEdit {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  newText: string;
+}
+
+interface WireWorkspaceEdit {
+  changes?: Record<string, WireTextEdit[]>;
+  documentChanges?: Array<{ textDocument: { uri: string }; edits: WireTextEdit[] } | { kind: string }>;
+}
+
 const SEVERITIES = ['error', 'warning', 'info', 'hint'] as const;
 
 /** The promise's value, or undefined once `ms` have passed. */
@@ -220,6 +230,40 @@ export class LspClient {
   /** Where the symbol at a position is defined, or undefined past the budget. */
   definition(file: string, at: Position, budgetMs: number): Promise<Location[] | undefined> {
     return this.locations('textDocument/definition', file, at, budgetMs);
+  }
+
+  /**
+   * The text edits per workspace file that rename the symbol at a position to `newName` (positions
+   * 0-based, as the server gives them), null when the server finds nothing to rename there, undefined
+   * past the budget. Edits outside the workspace are refused by the caller (they are listed under `..`).
+   */
+  async rename(
+    file: string,
+    at: Position,
+    newName: string,
+    budgetMs: number,
+  ): Promise<Map<string, WireTextEdit[]> | null | undefined> {
+    if (this.closed) return undefined;
+    const answer = (await timeout(
+      this.connection.sendRequest('textDocument/rename', {
+        textDocument: { uri: this.uri(file) },
+        position: { line: at.line - 1, character: at.column - 1 },
+        newName,
+      }),
+      budgetMs,
+    )) as WireWorkspaceEdit | null | undefined;
+    if (answer === undefined || answer === null) return answer;
+    const out = new Map<string, WireTextEdit[]>();
+    const add = (uri: string, edits: WireTextEdit[]) => {
+      const relative = this.relative(uri) ?? `../${uri}`;
+      out.set(relative, [...(out.get(relative) ?? []), ...edits]);
+    };
+    for (const [uri, edits] of Object.entries(answer.changes ?? {})) add(uri, edits);
+    for (const change of answer.documentChanges ?? []) {
+      if (!('textDocument' in change)) throw new Error(`the server's rename also ${change.kind}s files`);
+      add(change.textDocument.uri, change.edits);
+    }
+    return out;
   }
 
   /** The server's hover text at a position (type and docs), or undefined past the budget or when none. */

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, type InjectApp } from '../../helpers/app.js';
@@ -45,7 +45,7 @@ describe('code tools answered by language servers', () => {
 
   beforeAll(async () => {
     t = await injectApp({ TOOLGATE_LSP: 'on' });
-    py = await t.createSession({ profile: 'read-only' });
+    py = await t.createSession({ profile: 'read-write' });
     ts = await t.createSession({ profile: 'read-only' });
     write(py, PY);
     write(ts, TS);
@@ -112,5 +112,40 @@ describe('code tools answered by language servers', () => {
   it('answers from the syntax index where no server serves the language', async () => {
     const result = await data(py, 'find_references', { name: 'main' });
     expect(result.source).toBe('syntax');
+  });
+
+  it('rename_symbol shows the diff with dry_run, renames across files as one change, and undoes', async () => {
+    const dir = t.app.services.workspaces.dirFor(py.id);
+    const before = readFileSync(path.join(dir, 'use.py'), 'utf8');
+    const dry = await data(py, 'rename_symbol', {
+      path: 'core.py',
+      name: 'make',
+      new_name: 'build',
+      dry_run: true,
+    });
+    expect(dry.files.map((f: { path: string }) => f.path)).toEqual(['bad.py', 'core.py', 'use.py']);
+    expect(dry.diff).toContain('+def build() -> Context:');
+    expect(dry.diff).toContain('+from core import Context, build');
+    expect(readFileSync(path.join(dir, 'use.py'), 'utf8')).toBe(before);
+
+    const done = await data(py, 'rename_symbol', { path: 'use.py', name: 'Context', new_name: 'RunContext' });
+    expect(done.dryRun).toBe(false);
+    const after = readFileSync(path.join(dir, 'use.py'), 'utf8');
+    expect(after).toContain('def run(items: list[RunContext]) -> None:');
+    expect(after).toContain('other = core.RunContext()');
+    expect(readFileSync(path.join(dir, 'core.py'), 'utf8')).toContain('class RunContext:');
+    // The server follows the change: the new name has the uses, and undo puts both files back.
+    const refs = await data(py, 'find_references', { name: 'RunContext', path: 'core.py' });
+    expect(refs.source).toBe('lsp');
+    expect(refs.total).toBeGreaterThanOrEqual(5);
+    await data(py, 'undo_edit', { path: 'use.py' });
+    expect(readFileSync(path.join(dir, 'use.py'), 'utf8')).toBe(before);
+    expect(readFileSync(path.join(dir, 'core.py'), 'utf8')).toBe(PY['core.py']);
+  });
+
+  it('rename_symbol refuses a file no server serves', async () => {
+    const res = await call(py, 'rename_symbol', { path: 'notes.md', name: 'notes', new_name: 'n' });
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('UNSUPPORTED_LANGUAGE');
   });
 });
