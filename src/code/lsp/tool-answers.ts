@@ -1,14 +1,33 @@
 // The code tools' answers from a language server, in the shapes their syntax answers have: each
 // function returns undefined when no server serves the language or it does not answer within the
 // call's budget, and the tool then answers from the syntax index as before (`source: "syntax"`).
+import { readFiles } from '../../runtime/read-files.js';
 import type { LocatedDefinitionData } from '../tool-shared.js';
 import type { SymbolUse } from '../references.js';
 import type { IndexSnapshot } from '../snapshot.js';
 import { lspDefinition, lspHover, lspReferences, type LspContext } from './answers.js';
 
+/** A line that opens an import or an export list (`import …`, `export {`, `export *`, `from m import`). */
+const IMPORT_LINE = /^\s*(import\b|export\s+(type\s+)?\{|export\s+\*|from\s+\S+\s+import\b)/;
+/** A line inside a multi-line import list: only a name, perhaps renamed, perhaps a comma. */
+const LIST_LINE = /^\s*(type\s+)?[\p{L}_$][\p{L}\p{N}_$]*(\s+as\s+[\p{L}_$][\p{L}\p{N}_$]*)?\s*,?\s*$/u;
+
+/** Whether line `n` (1-based) of `lines` names something in an import or export list. */
+function inImportList(lines: readonly string[], n: number): boolean {
+  for (let i = n - 1; i >= 0 && n - i <= 200; i--) {
+    if (IMPORT_LINE.test(lines[i])) return true;
+    if (!LIST_LINE.test(lines[i]) && !/^\s*[{(]\s*$/.test(lines[i])) return false;
+  }
+  return false;
+}
+
+/** Larger files are not read to tell import lists apart. */
+const MAX_READ_BYTES = 4 * 1024 * 1024;
+
 /**
  * The uses the server finds of `definitions` (all of the name `name`), within `include`, each with the
- * kind the syntax index gives the same spot (`name` where it has none, e.g. an import).
+ * kind the syntax index gives the same spot (`name` where it has none). Names in import and export
+ * lists are not uses (as in the syntax answer): servers list them, they are left out.
  */
 export async function referencesFromLsp(
   ctx: LspContext,
@@ -23,8 +42,15 @@ export async function referencesFromLsp(
   const kinds = new Map(syntaxUses.map((use) => [`${use.path}:${use.line}:${use.column}`, use.kind]));
   // The declarations themselves are not uses (some servers list them even when asked not to).
   const declared = new Set(definitions.map((d) => `${d.path}:${d.line}`));
-  return uses
-    .filter((use) => include(use.path) && !declared.has(`${use.path}:${use.line}`))
+  const kept = uses.filter((use) => include(use.path) && !declared.has(`${use.path}:${use.line}`));
+  const files = [...new Set(kept.map((use) => use.path))];
+  const contents = await readFiles(ctx.workspace, files, MAX_READ_BYTES);
+  const lines = new Map(files.map((file, i) => [file, contents[i]?.toString('utf8').split('\n') ?? []]));
+  return kept
+    .filter(
+      (use) =>
+        kinds.has(`${use.path}:${use.line}:${use.column}`) || !inImportList(lines.get(use.path)!, use.line),
+    )
     .map((use) => ({
       ...use,
       kind: kinds.get(`${use.path}:${use.line}:${use.column}`) ?? 'name',

@@ -94,7 +94,9 @@ describe('code tools answered by language servers', () => {
     expect(at).toEqual(
       expect.arrayContaining(['core.py:5', 'core.py:6', 'use.py:5', 'use.py:6', 'use.py:7']),
     );
+    // Neither the definition nor the name in the import list is a use.
     expect(at).not.toContain('core.py:1');
+    expect(at).not.toContain('use.py:2');
     expect(result.references.every((r: { confidence: string }) => r.confidence === 'resolved')).toBe(true);
   });
 
