@@ -88,8 +88,30 @@ interface Row {
   resolveAccuracy: number;
   resolveSites: number;
   coldMs: number;
+  /** Resident memory of the session's language server processes after the run (lsp only). */
+  serverRssMb?: number;
   warmP50: number;
   oracleMs: number;
+}
+
+/** MiB resident of this checkout's language server processes (pyright, typescript-language-server, tsserver). */
+function serverRss(): number {
+  const scripts = [
+    'pyright/langserver.index.js',
+    'typescript-language-server/lib/cli.mjs',
+    'typescript/lib/tsserver.js',
+  ];
+  let kb = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!scripts.some((script) => cmdline.includes(path.join(repoRoot, 'node_modules', script)))) continue;
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return kb / 1024;
 }
 
 type Truth = { symbols: OracleSymbol[]; oracleMs: number };
@@ -206,8 +228,11 @@ async function measure(
       );
   }
 
+  const serverRssMb = source === 'lsp' ? serverRss() : undefined;
+  server.app.services.lsp?.manager.forget(session.id);
   return {
     source,
+    ...(serverRssMb !== undefined ? { serverRssMb } : {}),
     answers,
     lspAnswers,
     label: project.label,
@@ -256,7 +281,9 @@ try {
       `  resolve_symbol   accuracy ${fmt(r.resolveAccuracy)} on ${r.resolveSites} use sites; ${r.source === 'lsp' ? 'server cold start (diagnostics of the workspace)' : 'index cold'} ${fmt(r.coldMs, 0)} ms, warm find_references p50 ${fmt(r.warmP50, 0)} ms`,
     );
     if (r.source === 'lsp')
-      console.log(`  answered by the server: ${r.lspAnswers} of ${r.answers} (the rest fell back)`);
+      console.log(
+        `  answered by the server: ${r.lspAnswers} of ${r.answers} (the rest fell back); server memory ${fmt(r.serverRssMb ?? 0, 0)} MiB resident`,
+      );
   }
   const goal = (ok: boolean, text: string) => console.log(`${ok ? 'met   ' : 'MISSED'} ${text}`);
   for (const r of rows) {
