@@ -20,18 +20,23 @@ describe('service lifecycles', () => {
     expect(names('forgetSession')).toEqual([
       'jobs',
       'mcp-clients',
+      'language-servers',
       'history',
       'snapshots',
       'runtimes',
+      'egress',
       'workspaces',
       'code-index',
       'events',
     ]);
     expect(names('sweep')).toEqual(['audit', 'idempotency', 'approvals', 'blobs']);
     expect(names('close')).toEqual([
+      'tool-folders',
       'jobs',
       'mcp-clients',
+      'language-servers',
       'runtimes',
+      'egress',
       'tools',
       'code-index',
       'audit',
