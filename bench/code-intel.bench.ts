@@ -4,8 +4,12 @@
 // against pyright's language server. A fixed seeded sample of top-level symbols; per project:
 // find_references precision and recall (all answers, and those marked `resolved`), resolve_symbol
 // accuracy on a seeded sample of the oracle's use sites, and warm find_references latency.
+// Each source is measured on its own service: `syntax` (language servers off) and `lsp` (on; the server
+// is started and warmed first with a workspace-wide `diagnostics` call, whose time is the cold start;
+// answers that fell back to the syntax index are counted). BENCH_SOURCE=syntax|lsp measures one.
 // Goals (syntax fallback): Python recall >= 0.85 with precision >= 0.9 on `resolved`; TypeScript
-// recall >= 0.97. BENCH_VERBOSE=1 lists the misses and the wrong answers.
+// recall >= 0.97; with language servers: recall and precision >= 0.98. BENCH_VERBOSE=1 lists the
+// misses and the wrong answers.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,9 +68,14 @@ function pythonProject(requirement: string): Project {
   return { label: wheel.replace(/-py3.*$/, ''), language: 'python', root, files };
 }
 
-const server = await startServer();
+const SOURCES = (process.env.BENCH_SOURCE ?? 'syntax,lsp').split(',') as ('syntax' | 'lsp')[];
+type BenchServer = Awaited<ReturnType<typeof startServer>>;
 
 interface Row {
+  source: 'syntax' | 'lsp';
+  /** Answers of find_references and resolve_symbol that came from a language server. */
+  lspAnswers: number;
+  answers: number;
   label: string;
   language: string;
   files: number;
@@ -79,14 +88,35 @@ interface Row {
   resolveAccuracy: number;
   resolveSites: number;
   coldMs: number;
+  /** Resident memory of the session's language server processes after the run (lsp only). */
+  serverRssMb?: number;
   warmP50: number;
   oracleMs: number;
 }
 
-async function measure(project: Project): Promise<Row> {
-  const session = await server.session({ profile: 'read-only' });
-  cpSync(project.root, server.app.services.workspaces.dirFor(session.id), { recursive: true });
+/** MiB resident of this checkout's language server processes (pyright, typescript-language-server, tsserver). */
+function serverRss(): number {
+  const scripts = [
+    'pyright/langserver.index.js',
+    'typescript-language-server/lib/cli.mjs',
+    'typescript/lib/tsserver.js',
+  ];
+  let kb = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!scripts.some((script) => cmdline.includes(path.join(repoRoot, 'node_modules', script)))) continue;
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return kb / 1024;
+}
 
+type Truth = { symbols: OracleSymbol[]; oracleMs: number };
+
+async function oracleFor(project: Project): Promise<Truth> {
   const oracleStarted = performance.now();
   let symbols: OracleSymbol[];
   if (project.language === 'typescript') {
@@ -102,11 +132,27 @@ async function measure(project: Project): Promise<Row> {
       symbols.push({ ...s, uses: await oracle.uses(s) });
     await oracle.close();
   }
-  const oracleMs = performance.now() - oracleStarted;
+  return { symbols, oracleMs: performance.now() - oracleStarted };
+}
 
+async function measure(
+  project: Project,
+  server: BenchServer,
+  source: 'syntax' | 'lsp',
+  { symbols, oracleMs }: Truth,
+): Promise<Row> {
+  const session = await server.session({ profile: 'read-only' });
+  cpSync(project.root, server.app.services.workspaces.dirFor(session.id), { recursive: true });
   const cold = performance.now();
-  await callTool(server.url, session, 'search_code', { query: 'x', limit: 1 });
+  if (source === 'lsp') await callTool(server.url, session, 'diagnostics', { path: '.', wait_ms: 60_000 });
+  else await callTool(server.url, session, 'search_code', { query: 'x', limit: 1 });
   const coldMs = performance.now() - cold;
+  let answers = 0;
+  let lspAnswers = 0;
+  const count = (data: Record<string, unknown>) => {
+    answers++;
+    if (data.source === 'lsp') lspAnswers++;
+  };
 
   let truth = 0;
   let hitAll = 0;
@@ -126,6 +172,7 @@ async function measure(project: Project): Promise<Row> {
       throw err;
     });
     latencies.push(performance.now() - started);
+    count(answer.data);
     const refs = answer.data.references as {
       path: string;
       line: number;
@@ -169,6 +216,7 @@ async function measure(project: Project): Promise<Row> {
       path: file,
       line: Number(line),
     });
+    count(data);
     const definitions = data.definitions as { path: string; line: number }[];
     const ok =
       (data.resolution === 'local' || data.resolution === 'import') &&
@@ -180,7 +228,13 @@ async function measure(project: Project): Promise<Row> {
       );
   }
 
+  const serverRssMb = source === 'lsp' ? serverRss() : undefined;
+  server.app.services.lsp?.manager.forget(session.id);
   return {
+    source,
+    ...(serverRssMb !== undefined ? { serverRssMb } : {}),
+    answers,
+    lspAnswers,
     label: project.label,
     language: project.language,
     files: project.files.length,
@@ -198,31 +252,47 @@ async function measure(project: Project): Promise<Row> {
   };
 }
 
+const servers: BenchServer[] = [];
 try {
   const projects = [
     typescriptProject('ajv', 'lib'),
     typescriptProject('openai', 'src'),
     pythonProject(PYTHON_PACKAGE),
   ];
+  const truths = new Map<Project, Truth>();
+  for (const project of projects) truths.set(project, await oracleFor(project));
   const rows: Row[] = [];
-  for (const project of projects) rows.push(await measure(project));
-  console.log(
-    `seed ${SEED}, ${SYMBOLS} top-level symbols per project, ${USE_SITES} use sites; source: syntax`,
-  );
+  for (const source of SOURCES) {
+    const server = await startServer({ TOOLGATE_LSP: source === 'lsp' ? 'on' : 'off' });
+    servers.push(server);
+    for (const project of projects) rows.push(await measure(project, server, source, truths.get(project)!));
+    await server.close();
+    servers.pop();
+  }
+  console.log(`seed ${SEED}, ${SYMBOLS} top-level symbols per project, ${USE_SITES} use sites`);
   for (const r of rows) {
     console.log(
-      `${r.language.padEnd(10)} ${r.label.padEnd(24)} ${String(r.files).padStart(4)} files, ${r.symbols} symbols, ${r.oracleUses} oracle uses (oracle ${fmt(r.oracleMs / 1000, 1)} s)`,
+      `${r.language.padEnd(10)} ${r.label.padEnd(24)} source ${r.source.padEnd(6)} ${String(r.files).padStart(4)} files, ${r.symbols} symbols, ${r.oracleUses} oracle uses (oracle ${fmt(r.oracleMs / 1000, 1)} s)`,
     );
     console.log(
       `  find_references  recall ${fmt(r.recallAll)} (resolved ${fmt(r.recallResolved)})  precision resolved ${fmt(r.precisionResolved)} (all ${fmt(r.precisionAll)})`,
     );
     console.log(
-      `  resolve_symbol   accuracy ${fmt(r.resolveAccuracy)} on ${r.resolveSites} use sites; index cold ${fmt(r.coldMs, 0)} ms, warm find_references p50 ${fmt(r.warmP50, 0)} ms`,
+      `  resolve_symbol   accuracy ${fmt(r.resolveAccuracy)} on ${r.resolveSites} use sites; ${r.source === 'lsp' ? 'server cold start (diagnostics of the workspace)' : 'index cold'} ${fmt(r.coldMs, 0)} ms, warm find_references p50 ${fmt(r.warmP50, 0)} ms`,
     );
+    if (r.source === 'lsp')
+      console.log(
+        `  answered by the server: ${r.lspAnswers} of ${r.answers} (the rest fell back); server memory ${fmt(r.serverRssMb ?? 0, 0)} MiB resident`,
+      );
   }
   const goal = (ok: boolean, text: string) => console.log(`${ok ? 'met   ' : 'MISSED'} ${text}`);
   for (const r of rows) {
-    if (r.language === 'python')
+    if (r.source === 'lsp')
+      goal(
+        r.recallAll >= 0.98 && r.precisionAll >= 0.98,
+        `${r.label} (lsp): recall ${fmt(r.recallAll)} >= 0.98, precision ${fmt(r.precisionAll)} >= 0.98`,
+      );
+    else if (r.language === 'python')
       goal(
         r.recallResolved >= 0.85 && r.precisionResolved >= 0.9,
         `${r.label}: resolved recall ${fmt(r.recallResolved)} >= 0.85, precision ${fmt(r.precisionResolved)} >= 0.9`,
@@ -230,6 +300,6 @@ try {
     else goal(r.recallAll >= 0.97, `${r.label}: recall ${fmt(r.recallAll)} >= 0.97`);
   }
 } finally {
-  await server.close();
+  for (const server of servers) await server.close();
   rmSync(temp, { recursive: true, force: true });
 }

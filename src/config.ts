@@ -207,6 +207,29 @@ const RuntimeBackendSchema = Type.Union([
 ]);
 export type ContainerBackendConfig = DockerBackendConfig | KubernetesBackendConfig;
 
+/** Language servers (issue 32): the code tools ask them first, the syntax index answers otherwise. */
+const LspSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true, description: 'Start language servers for the code tools' }),
+    idleSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 600,
+      description: "A session's language server unused this long is stopped",
+    }),
+    startSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 60,
+      description: 'How long a language server may take to initialize before its start counts as failed',
+    }),
+    budgetMs: Type.Integer({
+      minimum: 1,
+      default: 2000,
+      description: 'How long a code tool waits for a language server before answering from the syntax index',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const DiskSchema = Type.Object(
   {
     minFreeBytes: Type.Integer({
@@ -394,6 +417,7 @@ export const ConfigFileSchema = Type.Object(
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     runtimeBackend: Type.Optional(RuntimeBackendSchema),
+    lsp: Type.Optional(Type.Partial(LspSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
     http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
     toolFolders: Type.Optional(Type.Partial(ToolFoldersSchema, { additionalProperties: false })),
@@ -434,6 +458,8 @@ export interface Config {
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
   readonly runtime: Readonly<Static<typeof RuntimeSchema>>;
+  /** Language servers for the code tools (TOOLGATE_LSP=off turns them off). */
+  readonly lsp: Readonly<Static<typeof LspSchema>>;
   /** MCP servers whose tools are offered as `<server>__<tool>`. */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
@@ -486,6 +512,13 @@ function parseInteger(
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** An on/off environment switch. */
+function parseSwitch(name: string, raw: string): boolean {
+  if (raw === 'on') return true;
+  if (raw === 'off') return false;
+  throw new ConfigError(`${name} must be "on" or "off", got "${raw}"`);
 }
 
 function readConfigFile(file: string): ConfigFile {
@@ -569,6 +602,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         : {}),
       ...(file.runtime ?? {}),
     }) as Static<typeof RuntimeSchema>,
+    lsp: Value.Default(LspSchema, {
+      ...(file.lsp ?? {}),
+      ...(env.TOOLGATE_LSP ? { enabled: parseSwitch('TOOLGATE_LSP', env.TOOLGATE_LSP) } : {}),
+    }) as Static<typeof LspSchema>,
     audit: Value.Default(AuditSchema, { ...(file.audit ?? {}) }) as Static<typeof AuditSchema>,
     archive: Value.Default(ArchiveSchema, { ...(file.archive ?? {}) }) as Static<typeof ArchiveSchema>,
     blobs: Value.Default(BlobsSchema, { ...(file.blobs ?? {}) }) as Static<typeof BlobsSchema>,

@@ -2,6 +2,7 @@
 // event hub, sweeper — and declares each one's lifecycle in one ordered list (`parts`), which session
 // deletion, the sweep and close() iterate. Nothing here runs at import.
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import type { ToolServices } from './contract/context.js';
@@ -52,6 +53,9 @@ import { TodoStore } from './store/todos.js';
 import { KeyedLock } from './lib/keyed-lock.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { CodeIndex } from './code/code-index.js';
+import { LspManager } from './code/lsp/manager.js';
+import { RUNTIME_PATH, serverTable } from './code/lsp/servers.js';
+import { effectiveLimits } from './runtime/runner/limits.js';
 import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
 import { Egress } from './network/egress.js';
@@ -112,6 +116,10 @@ export async function createServices(
     ? await loadToolFolders(config.toolsDir, { defaultCategory: config.toolFolders.category })
     : [];
   workspaces.overlays = new OverlayWorkspaces(config.dataDir, runner.runtimeBackend.name === 'bwrap');
+  // Language servers run in the session runtime like commands; their packages are shown to it read-only.
+  const lspServers = config.lsp.enabled
+    ? serverTable((binary) => RUNTIME_PATH.some((dir) => existsSync(path.join(dir, binary))))
+    : undefined;
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
     overlayFor: (id) => workspaces.overlays?.mountFor(id),
@@ -119,6 +127,7 @@ export async function createServices(
     readOnlyPaths: [
       ...(config.toolsDir ? [config.toolsDir] : []),
       ...Object.values(config.mcpServers).flatMap((server) => server.readOnlyPaths),
+      ...(lspServers?.readOnlyPaths ?? []),
     ],
     idleMs: config.runtime.idleSeconds * 1000,
     hangMs: config.runtime.hangSeconds * 1000,
@@ -229,6 +238,17 @@ export async function createServices(
       maxEntries: 200_000,
     },
   );
+  const lsp = lspServers && {
+    manager: new LspManager({
+      idleMs: config.lsp.idleSeconds * 1000,
+      startBudgetMs: config.lsp.startSeconds * 1000,
+      // A command's limits, the longest CPU time of all: a server lives as long as it is used.
+      limits: effectiveLimits(600_000),
+      root: (runtime) => runtime.commandRoot,
+      spec: (server, runtime) => lspServers.spec(server, runtime.nodePath),
+    }),
+    budgetMs: config.lsp.budgetMs,
+  };
   const base: ToolServices = {
     config,
     workspaces,
@@ -242,6 +262,7 @@ export async function createServices(
     fileLocks,
     snapshots,
     codeIndex: new CodeIndex(),
+    lsp,
     callContext: (session, signal) => {
       const workspace = new Workspace(runtimes.for(session), signal);
       return { workspace, ioUsage: () => workspace.ioUsage() };
@@ -315,6 +336,12 @@ export async function createServices(
       name: 'mcp-clients',
       forgetSession: (id) => mcpClients.closeSession(id),
       close: () => mcpClients.close(),
+    },
+    // Language servers are processes of the runtime: stopped politely before it.
+    {
+      name: 'language-servers',
+      forgetSession: (id) => lsp?.manager.forget(id),
+      close: () => lsp?.manager.close(),
     },
     { name: 'history', forgetSession: (id) => history.removeSession(id) },
     { name: 'snapshots', forgetSession: (id) => snapshots.removeSession(id) },

@@ -100,14 +100,12 @@ export async function moduleResolver(ctx: CodeContext, snapshot: IndexSnapshot):
   return new ModuleResolver(snapshot.byPath, await goModules(ctx, snapshot));
 }
 
-/**
- * Where a code tool's answer comes from. Only the syntax index answers today; `lsp` is reserved for
- * answers from a language server (issue 32), so clients can already tell the two apart.
- */
+/** Where a code tool's answer comes from: the session's language server, or the syntax index. */
 export const AnswerSourceSchema = Type.Enum(['lsp', 'syntax'], {
   description: 'Where the answer comes from: lsp (a language server) or syntax (the tree-sitter index)',
 });
 export const SYNTAX_SOURCE = 'syntax' as const;
+export const LSP_SOURCE = 'lsp' as const;
 
 export const IndexInfoSchema = Type.Object(
   {

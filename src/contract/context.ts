@@ -3,6 +3,7 @@
 // it names their types directly; none of them imports the contract back (`npm run lint:layers`).
 import type { Config } from '../config.js';
 import type { CodeIndex } from '../code/code-index.js';
+import type { LspService } from '../code/lsp/answers.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import type { CancelSignal } from '../lib/cancellation.js';
 import type { KeyedLock } from '../lib/keyed-lock.js';
@@ -33,6 +34,8 @@ export interface ToolServices {
   readonly jobs: JobManager;
   /** Parsed source files per workspace, for the code and project tools. */
   readonly codeIndex: CodeIndex;
+  /** The sessions' language servers for the code tools; undefined when they are off (config `lsp`). */
+  readonly lsp: LspService | undefined;
   /** What each session last read of each file (read-before-write safety). */
   readonly fileReads: FileReadStore;
   /** Previous versions of changed files, for undo_edit. */

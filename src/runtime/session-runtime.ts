@@ -7,6 +7,7 @@ import type { CancelSignal } from '../lib/cancellation.js';
 import { isToolgateError } from '../lib/errors.js';
 import { failSpan, inSpan, tracedParent, type Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
+import { SANDBOX_WORKSPACE } from './runner/bwrap-args.js';
 import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.js';
 import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { RuntimeConnection, runtimeUnavailable, type OpReply } from './connection.js';
@@ -118,6 +119,11 @@ export class SessionRuntime {
 
   get isolated(): boolean {
     return this.backend.isolated;
+  }
+
+  /** The workspace root as its commands see it (a language server's root, for one). */
+  get commandRoot(): string {
+    return this.backend.isolated ? SANDBOX_WORKSPACE : this.workspaceRoot;
   }
 
   get state(): RuntimeState {

@@ -28,6 +28,8 @@ import resolve_symbol from './code/resolve_symbol.js';
 import get_imports_exports from './code/get_imports_exports.js';
 import build_dependency_graph from './code/build_dependency_graph.js';
 import get_codebase_map from './code/get_codebase_map.js';
+import diagnostics from './code/diagnostics.js';
+import rename_symbol from './code/rename_symbol.js';
 import detect_project_type from './project/detect_project_type.js';
 import extract_conventions from './project/extract_conventions.js';
 import get_project_overview from './project/get_project_overview.js';
@@ -66,6 +68,8 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   get_imports_exports,
   build_dependency_graph,
   get_codebase_map,
+  diagnostics,
+  rename_symbol,
   detect_project_type,
   extract_conventions,
   get_project_overview,

@@ -732,6 +732,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tools/diagnostics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Errors and warnings from the language servers (TypeScript/JavaScript, Python; Go, Rust, Java when their servers are installed) for a file or every source file under a directory: type errors, unknown names, wrong arguments, without running the build
+         * @description Errors and warnings from the language servers (TypeScript/JavaScript, Python; Go, Rust, Java when their servers are installed) for a file or every source file under a directory: type errors, unknown names, wrong arguments, without running the build. The first call starts the server.
+         */
+        post: operations["call_diagnostics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/rename_symbol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a symbol (function, class, variable, method, parameter) everywhere it is used, as the language server of its language understands it (TypeScript/JavaScript, Python; Go, Rust, Java when installed): imports and re-exports included, same-named other symbols left alone
+         * @description Rename a symbol (function, class, variable, method, parameter) everywhere it is used, as the language server of its language understands it (TypeScript/JavaScript, Python; Go, Rust, Java when installed): imports and re-exports included, same-named other symbols left alone. One change: undo_edit reverts it. dry_run shows the diff only.
+         */
+        post: operations["call_rename_symbol"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tools/detect_project_type": {
         parameters: {
             query?: never;
@@ -7958,6 +7998,8 @@ export interface operations {
                                 exported: boolean;
                                 /** @description Lines startLine..endLine (at most 200 lines) */
                                 source?: string;
+                                /** @description The language server’s type and docs for it (when source is lsp) */
+                                hover?: string;
                             }[];
                             /** @description What refreshing the code index took for this call */
                             index: {
@@ -9188,6 +9230,461 @@ export interface operations {
                                 /** @description Time spent bringing the index up to date */
                                 durationMs: number;
                             };
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_diagnostics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A source file, or a directory whose source files to check ("." = the workspace)
+                     * @default .
+                     */
+                    path?: string;
+                    /**
+                     * @description How long to wait for the servers (a server starting for the first time takes seconds)
+                     * @default 10000
+                     */
+                    wait_ms?: number;
+                    /**
+                     * @description Most diagnostics listed
+                     * @default 200
+                     */
+                    limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            /** @enum {string} */
+                            source: "lsp";
+                            path: string;
+                            /** @description Errors first, then warnings, info, hints */
+                            diagnostics: {
+                                path: string;
+                                line: number;
+                                column: number;
+                                /** @enum {unknown} */
+                                severity: "error" | "warning" | "info" | "hint";
+                                message: string;
+                                code?: string;
+                            }[];
+                            errors: number;
+                            warnings: number;
+                            total: number;
+                            truncated: boolean;
+                            /** @description Files the servers reported on in time */
+                            checked: number;
+                            /** @description Files no server reported on within wait_ms */
+                            unanswered: number;
+                            /** @description not ready: the server was still starting (or did not answer) within wait_ms */
+                            servers: {
+                                server: string;
+                                /** @enum {unknown} */
+                                state: "answered" | "not ready";
+                            }[];
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_rename_symbol: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A file that defines or uses the symbol */
+                    path: string;
+                    /** @description The symbol’s current name */
+                    name: string;
+                    /** @description The line of the use to rename from (default: the first) */
+                    line?: number;
+                    /** @description The new name */
+                    new_name: string;
+                    /**
+                     * @description Only return the diff; write nothing
+                     * @default false
+                     */
+                    dry_run?: boolean;
+                    /**
+                     * @description How long to wait for the language server (its first start takes seconds)
+                     * @default 10000
+                     */
+                    wait_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            /** @enum {string} */
+                            source: "lsp";
+                            name: string;
+                            new_name: string;
+                            files: {
+                                path: string;
+                                edits: number;
+                            }[];
+                            /** @description Unified diff of every changed file */
+                            diff: string;
+                            diffTruncated: boolean;
+                            /** @description True when nothing was written */
+                            dryRun: boolean;
                         };
                         metadata: {
                             executionTimeMs: number;

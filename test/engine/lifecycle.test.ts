@@ -20,6 +20,7 @@ describe('service lifecycles', () => {
     expect(names('forgetSession')).toEqual([
       'jobs',
       'mcp-clients',
+      'language-servers',
       'history',
       'snapshots',
       'runtimes',
@@ -33,6 +34,7 @@ describe('service lifecycles', () => {
       'tool-folders',
       'jobs',
       'mcp-clients',
+      'language-servers',
       'runtimes',
       'egress',
       'tools',

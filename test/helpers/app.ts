@@ -68,6 +68,8 @@ async function boot(env: Record<string, string>, options: StartOptions) {
     // without a working bwrap the unisolated runtime (test/helpers/requires.ts).
     TOOLGATE_SANDBOX: testSandbox(),
     TOOLGATE_RUNTIME_IMAGE: process.env.TOOLGATE_TEST_RUNTIME_IMAGE ?? '',
+    // Language servers are real processes that cost seconds and CPU: only the tests about them turn them on.
+    TOOLGATE_LSP: 'off',
     LOG_LEVEL: 'silent',
     ...env,
   });

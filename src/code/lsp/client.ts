@@ -51,10 +51,20 @@ interface WireDiagnostic {
   code?: string | number;
 }
 
+export interface WireTextEdit {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  newText: string;
+}
+
+interface WireWorkspaceEdit {
+  changes?: Record<string, WireTextEdit[]>;
+  documentChanges?: Array<{ textDocument: { uri: string }; edits: WireTextEdit[] } | { kind: string }>;
+}
+
 const SEVERITIES = ['error', 'warning', 'info', 'hint'] as const;
 
 /** The promise's value, or undefined once `ms` have passed. */
-function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+export function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), ms);
@@ -62,8 +72,21 @@ function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/** Hover contents (MarkupContent, a MarkedString or a list of them) as plain text. */
+function hoverText(contents: unknown): string {
+  if (typeof contents === 'string') return contents.trim();
+  if (Array.isArray(contents)) return contents.map(hoverText).filter(Boolean).join('\n\n');
+  if (contents && typeof contents === 'object' && 'value' in contents) {
+    const { value } = contents as { value: unknown };
+    return typeof value === 'string' ? value.trim() : '';
+  }
+  return '';
+}
+
 export class LspClient {
   private readonly versions = new Map<string, number>();
+  /** The text last sent for each open file: a sync of the same text sends nothing. */
+  private readonly texts = new Map<string, string>();
   private readonly published = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
   private readonly waiters = new Set<() => void>();
   private closed = false;
@@ -147,12 +170,22 @@ export class LspClient {
     return relative.startsWith('..') ? undefined : relative;
   }
 
-  /** Tells the server a file's current text (opened the first time, a full change after). */
+  /** The files told to the server so far (their text may have changed in the workspace since). */
+  openFiles(): string[] {
+    return [...this.versions.keys()];
+  }
+
+  /**
+   * Tells the server a file's current text (opened the first time, a full change after; nothing when
+   * the text is the one last sent) and returns its version.
+   */
   async sync(file: string, languageId: string, text: string): Promise<number> {
     const uri = this.uri(file);
     const previous = this.versions.get(file);
+    if (previous !== undefined && this.texts.get(file) === text) return previous;
     const version = (previous ?? 0) + 1;
     this.versions.set(file, version);
+    this.texts.set(file, text);
     if (previous === undefined)
       await this.connection.sendNotification('textDocument/didOpen', {
         textDocument: { uri, languageId, version, text },
@@ -197,6 +230,53 @@ export class LspClient {
   /** Where the symbol at a position is defined, or undefined past the budget. */
   definition(file: string, at: Position, budgetMs: number): Promise<Location[] | undefined> {
     return this.locations('textDocument/definition', file, at, budgetMs);
+  }
+
+  /**
+   * The text edits per workspace file that rename the symbol at a position to `newName` (positions
+   * 0-based, as the server gives them), null when the server finds nothing to rename there, undefined
+   * past the budget. Edits outside the workspace are refused by the caller (they are listed under `..`).
+   */
+  async rename(
+    file: string,
+    at: Position,
+    newName: string,
+    budgetMs: number,
+  ): Promise<Map<string, WireTextEdit[]> | null | undefined> {
+    if (this.closed) return undefined;
+    const answer = (await timeout(
+      this.connection.sendRequest('textDocument/rename', {
+        textDocument: { uri: this.uri(file) },
+        position: { line: at.line - 1, character: at.column - 1 },
+        newName,
+      }),
+      budgetMs,
+    )) as WireWorkspaceEdit | null | undefined;
+    if (answer === undefined || answer === null) return answer;
+    const out = new Map<string, WireTextEdit[]>();
+    const add = (uri: string, edits: WireTextEdit[]) => {
+      const relative = this.relative(uri) ?? `../${uri}`;
+      out.set(relative, [...(out.get(relative) ?? []), ...edits]);
+    };
+    for (const [uri, edits] of Object.entries(answer.changes ?? {})) add(uri, edits);
+    for (const change of answer.documentChanges ?? []) {
+      if (!('textDocument' in change)) throw new Error(`the server's rename also ${change.kind}s files`);
+      add(change.textDocument.uri, change.edits);
+    }
+    return out;
+  }
+
+  /** The server's hover text at a position (type and docs), or undefined past the budget or when none. */
+  async hover(file: string, at: Position, budgetMs: number): Promise<string | undefined> {
+    if (this.closed) return undefined;
+    const answer = (await timeout(
+      this.connection.sendRequest('textDocument/hover', {
+        textDocument: { uri: this.uri(file) },
+        position: { line: at.line - 1, character: at.column - 1 },
+      }),
+      budgetMs,
+    ).catch(() => undefined)) as { contents?: unknown } | null | undefined;
+    return answer?.contents === undefined ? undefined : hoverText(answer.contents) || undefined;
   }
 
   /**

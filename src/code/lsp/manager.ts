@@ -21,8 +21,8 @@ export interface LspManagerOptions {
   readonly limits: ResourceLimits;
   /** The workspace root as a command inside this runtime sees it. */
   readonly root: (runtime: SessionRuntime) => string;
-  /** The server for a language, if any serves it. */
-  readonly spec: (language: string) => ServerSpec | undefined;
+  /** The server for a language in this runtime, if any serves it. */
+  readonly spec: (language: string, runtime: SessionRuntime) => ServerSpec | undefined;
 }
 
 export type ServerState = 'stopped' | 'starting' | 'running';
@@ -37,6 +37,11 @@ export class LspManager {
   private readonly servers = new Map<string, Entry>();
 
   constructor(private readonly options: LspManagerOptions) {}
+
+  /** Whether a server serves the language in this runtime (without starting one). */
+  serves(language: string, runtime: SessionRuntime): boolean {
+    return this.options.spec(language, runtime) !== undefined;
+  }
 
   state(sessionId: string, language: string): ServerState {
     const entry = this.servers.get(`${sessionId}\0${language}`);
@@ -55,7 +60,7 @@ export class LspManager {
       this.touch(key, existing);
       return existing.started;
     }
-    const spec = this.options.spec(language);
+    const spec = this.options.spec(language, runtime);
     if (!spec) return undefined;
     const started = (async () => {
       const process = await runtime.spawn({

@@ -20,7 +20,9 @@ import {
   SymbolPathSchema,
   AnswerSourceSchema,
   SYNTAX_SOURCE,
+  LSP_SOURCE,
 } from '../../code/tool-shared.js';
+import { referencesFromLsp } from '../../code/lsp/tool-answers.js';
 import { readFiles } from '../../runtime/read-files.js';
 
 /** Files larger than this show no line text. */
@@ -92,12 +94,14 @@ export default defineTool({
         suggestion: 'Leave out path to list every use of the name.',
       });
     }
-    const found = findUses(snapshot, resolver, {
+    const syntaxUses = findUses(snapshot, resolver, {
       name: last,
       targets: new Set(definitions.map((d) => targetKey(d.path, d.line))),
       include: scope.include,
       includeUnresolved: input.include_unresolved,
     });
+    const lspUses = await referencesFromLsp(ctx, definitions, last, scope.include, syntaxUses);
+    const found = lspUses ?? syntaxUses;
     const shown = found.slice(0, input.limit);
     // The lines come from the files as they are now, all read in one runtime round trip.
     const files = [...new Set(shown.map((ref) => ref.path))];
@@ -109,7 +113,7 @@ export default defineTool({
     }));
     return {
       name: input.name,
-      source: SYNTAX_SOURCE,
+      source: lspUses ? LSP_SOURCE : SYNTAX_SOURCE,
       definitions,
       references,
       total: found.length,

@@ -15,7 +15,9 @@ import {
   SymbolPathSchema,
   AnswerSourceSchema,
   SYNTAX_SOURCE,
+  LSP_SOURCE,
 } from '../../code/tool-shared.js';
+import { hoversFromLsp } from '../../code/lsp/tool-answers.js';
 import { readFiles } from '../../runtime/read-files.js';
 
 const Input = Type.Object(
@@ -31,6 +33,9 @@ const Input = Type.Object(
 const SymbolInfo = Type.Object({
   ...LocatedDefinitionSchema.properties,
   source: Type.Optional(Type.String({ description: 'Lines startLine..endLine (at most 200 lines)' })),
+  hover: Type.Optional(
+    Type.String({ description: 'The language server’s type and docs for it (when source is lsp)' }),
+  ),
 });
 
 const Output = Type.Object({
@@ -41,6 +46,10 @@ const Output = Type.Object({
 });
 
 const MAX_SOURCE_LINES = 200;
+/** Hover texts longer than this are cut (some servers include whole doc pages). */
+const MAX_HOVER_CHARS = 4000;
+const cutHover = (text: string) =>
+  text.length > MAX_HOVER_CHARS ? `${text.slice(0, MAX_HOVER_CHARS)}\n…` : text;
 
 export default defineTool({
   name: 'get_symbol_info',
@@ -73,15 +82,25 @@ export default defineTool({
         Object.assign(symbol, { source: lines.slice(0, MAX_SOURCE_LINES).join('\n') });
       }
     }
-    return { name: input.name, source: SYNTAX_SOURCE, symbols, index: indexInfo(snapshot) };
+    const hovers = await hoversFromLsp(ctx, symbols);
+    if (hovers)
+      for (const [i, hover] of hovers.entries())
+        if (hover !== undefined) Object.assign(symbols[i], { hover: cutHover(hover) });
+    return {
+      name: input.name,
+      source: hovers ? LSP_SOURCE : SYNTAX_SOURCE,
+      symbols,
+      index: indexInfo(snapshot),
+    };
   },
   render(data) {
     return data.symbols
       .map((s) => {
         const head = `${definitionLine(s)}\n  lines ${s.startLine}-${s.endLine}${s.exported ? ', exported' : ''}`;
+        const hover = 'hover' in s && s.hover ? `\n  type: ${s.hover.replace(/\n/g, '\n        ')}` : '';
         const doc = s.doc ? `\n  doc: ${s.doc.replace(/\n/g, '\n       ')}` : '';
         const source = 'source' in s && s.source ? `\n${s.source}` : '';
-        return head + doc + source;
+        return head + hover + doc + source;
       })
       .join('\n\n');
   },

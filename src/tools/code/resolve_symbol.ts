@@ -14,7 +14,9 @@ import {
   moduleResolver,
   AnswerSourceSchema,
   SYNTAX_SOURCE,
+  LSP_SOURCE,
 } from '../../code/tool-shared.js';
+import { definitionsFromLsp } from '../../code/lsp/tool-answers.js';
 
 const Input = Type.Object(
   {
@@ -73,6 +75,19 @@ export default defineTool({
     const snapshot = await codeSnapshot(ctx);
     const file = await indexedFile(ctx, snapshot, input.path);
     const resolver = new SymbolResolver(snapshot, await moduleResolver(ctx, snapshot));
+    const fromLsp = await definitionsFromLsp(ctx, snapshot, file.path, input.name, input.line);
+    if (fromLsp) {
+      return {
+        name: input.name,
+        source: LSP_SOURCE,
+        path: file.path,
+        resolution: fromLsp.every((d) => d.path === file.path) ? ('local' as const) : ('import' as const),
+        definitions: fromLsp,
+        modules: [],
+        chain: [],
+        index: indexInfo(snapshot),
+      };
+    }
     const result = resolver.resolve(file, input.name, input.line);
     return {
       name: input.name,
