@@ -10,7 +10,9 @@ import path from 'node:path';
  * Caches kept there on purpose, shared by every app and process of the run: the bundled session runtime,
  * cached by content (src/runtime/bundle.ts), and tsx's transform cache (child servers run src/ with tsx).
  */
-const CACHES = [/^toolgate-runtime$/, /^tsx-[^/]+$/];
+// Caches of tools the tests run, not of the tests: Node's compile cache, tsx's, and the scarf log npm ci's
+// postinstall of a dependency writes (the bundle and install tests run npm ci).
+const CACHES = [/^toolgate-runtime$/, /^tsx-[^/]+$/, /^node-compile-cache$/, /^scarf-js-history.*\.log$/];
 
 /** What tests left in `dir`: every entry but the caches, as full paths. */
 export function leftoversIn(dir: string): string[] {

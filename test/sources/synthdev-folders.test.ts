@@ -41,6 +41,8 @@ afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true 
 
 function toolsDir(folders: Record<string, object>): string {
   const dir = tempDir('toolgate-tools-');
+  // An operator's tools dir is readable by the runtime's user (a container's is not the service's).
+  chmodSync(dir, 0o755);
   made.push(dir);
   for (const [name, definition] of Object.entries(folders)) {
     mkdirSync(path.join(dir, name));

@@ -54,6 +54,8 @@ describe('tool folders reload while the service runs', () => {
 
   beforeAll(async () => {
     dir = tempDir('toolgate-tools-');
+    // An operator's tools dir is readable by the runtime's user (a container's is not the service's).
+    chmodSync(dir, 0o755);
     writeFolder(dir, 'greet', { 'definition.json': definition('greet'), run: prints('{"version":1}') });
     t = await startApp({ TOOLGATE_TOOLS_DIR: dir });
     const address = await t.app.listen({ port: 0, host: '127.0.0.1' });

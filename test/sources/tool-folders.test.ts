@@ -14,6 +14,8 @@ const EXAMPLES = path.resolve(import.meta.dirname, '../../examples/tools');
 /** A tools dir with the examples plus the given extra folders ({ folder: { file: content } }). */
 function toolsDir(extra: Record<string, Record<string, string>> = {}): string {
   const dir = tempDir('toolgate-tools-');
+  // An operator's tools dir is readable by the runtime's user (a container's is not the service's).
+  chmodSync(dir, 0o755);
   cpSync(EXAMPLES, dir, { recursive: true });
   for (const [folder, files] of Object.entries(extra)) {
     mkdirSync(path.join(dir, folder), { recursive: true });

@@ -19,7 +19,12 @@ import {
 import { LABELS } from '../../../src/runtime/backends/docker/container-spec.js';
 import { instanceId } from '../../../src/runtime/backends/docker/index.js';
 
-const unavailable = await dockerUnavailable();
+// These tests choose the docker backend themselves: they run once, in the default project, not again in
+// the other backends' passes (two copies at once would also share one engine under load).
+const otherPass = process.env.TOOLGATE_TEST_SANDBOX !== undefined;
+const unavailable = otherPass
+  ? `they run once, in the default project (this pass is ${process.env.TOOLGATE_TEST_SANDBOX})`
+  : await dockerUnavailable();
 if (unavailable) console.log(`docker backend tests skipped: ${unavailable}`);
 
 const CONFIG = {

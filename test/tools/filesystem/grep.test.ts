@@ -125,6 +125,15 @@ describe('grep', () => {
     }
   });
 
+  it('answers a pattern holding a NUL byte with a clear 400 on every engine (the fuzzer found a 500)', async () => {
+    for (const engine of ENGINES) {
+      const res = await grep({ pattern: 'a\u0000b', engine });
+      expect(res.error?.statusCode ?? 200, engine).toBeLessThan(500);
+    }
+    const ripgrep = ENGINES.includes('ripgrep') ? await grep({ pattern: '\u0000', engine: 'ripgrep' }) : null;
+    if (ripgrep) expect(ripgrep.error).toMatchObject({ code: 'INVALID_REGEX', statusCode: 400 });
+  });
+
   it('refuses paths outside the workspace, also through a symlink', async () => {
     expect((await grep({ pattern: 'x', path: '../' })).error?.statusCode).toBe(403);
     expect((await grep({ pattern: 'needle', path: 'link-out' })).error?.statusCode).toBe(403);

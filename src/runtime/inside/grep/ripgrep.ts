@@ -83,7 +83,14 @@ export async function ripgrepEngine(
 }
 
 async function runRipgrep(query: GrepQuery, rgPath: string, rulesFile?: string): Promise<EngineResult> {
-  const child = spawn(rgPath, ripgrepArgs(query, rulesFile), {
+  const args = ripgrepArgs(query, rulesFile);
+  // An argument cannot hold a NUL byte (spawn refuses it): say so instead of failing the operation.
+  if (args.some((arg) => arg.includes('\0'))) {
+    throw toolgateError('INVALID_REGEX', 'A grep pattern or glob cannot contain a NUL character', {
+      suggestion: 'To match a NUL byte, write \\x00 in the pattern (with fixed_strings off).',
+    });
+  }
+  const child = spawn(rgPath, args, {
     cwd: query.workspaceRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
