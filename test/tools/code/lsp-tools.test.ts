@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderEditDiagnostics } from '../../../src/code/lsp/edit-diagnostics.js';
 import { injectApp, type InjectApp } from '../../helpers/app.js';
 
 // The code tools with real language servers (pyright, typescript-language-server) started inside the
@@ -149,5 +150,52 @@ describe('code tools answered by language servers', () => {
     const res = await call(py, 'rename_symbol', { path: 'notes.md', name: 'notes', new_name: 'n' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('UNSUPPORTED_LANGUAGE');
+  });
+
+  it('edits report the problems they introduced, not the ones already there, and none once fixed', async () => {
+    const created = await data(py, 'write_file', {
+      path: 'e.py',
+      content: 'y = undefined_name\nx: int = 1\n',
+    });
+    // The write brought the file and its error: new.
+    expect(created.diagnostics.state).toBe('checked');
+    expect(created.diagnostics.problems.map((p: { line: number }) => p.line)).toEqual([1]);
+    const broken = await data(py, 'edit_file', {
+      path: 'e.py',
+      old_string: 'x: int = 1',
+      new_string: 'x: int = "s"',
+    });
+    expect(broken.diagnostics.state).toBe('checked');
+    expect(broken.diagnostics.problems).toHaveLength(1);
+    expect(broken.diagnostics.problems[0]).toMatchObject({ path: 'e.py', line: 2, severity: 'error' });
+    const text = renderEditDiagnostics(broken.diagnostics);
+    expect(text).toMatch(/^\nNew problems:\n {2}e\.py:2:\d+ error /);
+    const fixed = await data(py, 'multi_edit', {
+      path: 'e.py',
+      edits: [{ old_string: 'x: int = "s"', new_string: '\nx: int = 2' }],
+    });
+    // undefined_name is still there but not new.
+    expect(fixed.diagnostics).toEqual({ state: 'checked', problems: [], more: 0 });
+    const off = await data(py, 'edit_file', {
+      path: 'e.py',
+      old_string: 'x: int = 2',
+      new_string: 'x: int = "t"',
+      diagnostics: false,
+    });
+    expect(off.diagnostics).toBeUndefined();
+    // A move reports only what the move broke: the old content's problems came with it.
+    const moved = await data(py, 'move_file', { source: 'e.py', destination: 'f.py' });
+    expect(moved.diagnostics).toMatchObject({ state: 'checked', problems: [] });
+  });
+
+  it('an edit in a session with no server running says so at once and starts none', async () => {
+    const fresh = await t.createSession({ profile: 'read-write' });
+    const result = await data(fresh, 'write_file', { path: 'g.py', content: 'x: int = "s"\n' });
+    expect(result.diagnostics).toEqual({ state: 'not running', problems: [], more: 0 });
+    expect(t.app.services.lsp!.manager.state(fresh.id, 'python')).toBe('stopped');
+    expect(renderEditDiagnostics(result.diagnostics)).toContain('Diagnostics unavailable');
+    // A file no server serves gets no diagnostics field.
+    const plain = await data(fresh, 'write_file', { path: 'notes.txt', content: 'hi\n' });
+    expect(plain.diagnostics).toBeUndefined();
   });
 });
