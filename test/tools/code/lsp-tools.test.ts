@@ -47,7 +47,7 @@ describe('code tools answered by language servers', () => {
   beforeAll(async () => {
     t = await injectApp({ TOOLGATE_LSP: 'on' });
     py = await t.createSession({ profile: 'read-write' });
-    ts = await t.createSession({ profile: 'read-only' });
+    ts = await t.createSession({ profile: 'read-write' });
     write(py, PY);
     write(ts, TS);
     // Warm both servers (the first start takes seconds).
@@ -197,5 +197,24 @@ describe('code tools answered by language servers', () => {
     // A file no server serves gets no diagnostics field.
     const plain = await data(fresh, 'write_file', { path: 'notes.txt', content: 'hi\n' });
     expect(plain.diagnostics).toBeUndefined();
+  });
+
+  it('a TypeScript edit reports the type error it introduced, apply_patch and the fix none new', async () => {
+    write(ts, { 'src/d.ts': "import { add } from './a.js';\n\nexport const n: number = add(1, 2);\n" });
+    await data(ts, 'diagnostics', { path: 'src/d.ts', wait_ms: 30_000 });
+    const broken = await data(ts, 'edit_file', {
+      path: 'src/d.ts',
+      old_string: 'export const n: number',
+      new_string: 'export const n: string',
+    });
+    expect(broken.diagnostics.state).toBe('checked');
+    expect(broken.diagnostics.problems).toHaveLength(1);
+    expect(broken.diagnostics.problems[0]).toMatchObject({ path: 'src/d.ts', line: 3, severity: 'error' });
+    const fixed = await data(ts, 'apply_patch', {
+      patch:
+        '*** Begin Patch\n*** Update File: src/d.ts\n@@\n-export const n: string = add(1, 2);\n' +
+        '+export const n: number = add(1, 2);\n*** End Patch',
+    });
+    expect(fixed.diagnostics).toEqual({ state: 'checked', problems: [], more: 0 });
   });
 });
