@@ -2,7 +2,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderEditDiagnostics } from '../../../src/code/lsp/edit-diagnostics.js';
-import { injectApp, type InjectApp } from '../../helpers/app.js';
+import { type InjectApp } from '../../helpers/app.js';
+import { injectAppWithConfig } from '../../ops/with-config.js';
 
 // The code tools with real language servers (pyright, typescript-language-server) started inside the
 // session runtime (bwrap, or unisolated in the suite's second pass): one app and one warm session per
@@ -45,7 +46,11 @@ describe('code tools answered by language servers', () => {
   };
 
   beforeAll(async () => {
-    t = await injectApp({ TOOLGATE_LSP: 'on' });
+    // A profile whose sessions' edits report no diagnostics.
+    t = await injectAppWithConfig(
+      { profiles: { quiet: { permissions: ['read', 'write'], editDiagnostics: false } } },
+      { TOOLGATE_LSP: 'on' },
+    );
     py = await t.createSession({ profile: 'read-write' });
     ts = await t.createSession({ profile: 'read-write' });
     write(py, PY);
@@ -197,6 +202,10 @@ describe('code tools answered by language servers', () => {
     // A file no server serves gets no diagnostics field.
     const plain = await data(fresh, 'write_file', { path: 'notes.txt', content: 'hi\n' });
     expect(plain.diagnostics).toBeUndefined();
+    // The profile switches it off: not even the state.
+    const quiet = await t.createSession({ profile: 'quiet' });
+    const off = await data(quiet, 'write_file', { path: 'g.py', content: 'x: int = "s"\n' });
+    expect(off.diagnostics).toBeUndefined();
   });
 
   it('a TypeScript edit reports the type error it introduced, apply_patch and the fix none new', async () => {
