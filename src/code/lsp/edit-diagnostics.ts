@@ -6,6 +6,7 @@
 // edit must not pay for it): with no server running for the session yet, or one still starting, the
 // result says so at once. A server that does not answer within `lsp.editBudgetMs` leaves what it gave.
 import { Type, type Static } from 'typebox';
+import { Compile } from 'typebox/compile';
 import { compareDiagnostics, lspDiagnostics, lspSession, serverFor, type LspContext } from './answers.js';
 import type { Diagnostic } from './client.js';
 
@@ -31,24 +32,24 @@ export const DiagnosticSchema = Type.Object({
   code: Type.Optional(Type.String()),
 });
 
-export const EditDiagnostics = Type.Optional(
-  Type.Object(
-    {
-      state: Type.Enum(['checked', 'starting', 'not running', 'timeout'], {
-        description:
-          'checked: the server answered for every changed file; starting / not running: no answer waited ' +
-          'for (call the diagnostics tool); timeout: not every file answered within the budget',
-      }),
-      problems: Type.Array(DiagnosticSchema, { description: 'New since before the change; errors first' }),
-      more: Type.Integer({ description: 'New problems not listed' }),
-    },
-    {
+const EditDiagnosticsObject = Type.Object(
+  {
+    state: Type.Enum(['checked', 'starting', 'not running', 'timeout'], {
       description:
-        "Problems the change introduced (only when a language server serves a changed file's language)",
-    },
-  ),
+        'checked: the server answered for every changed file; starting / not running: no answer waited ' +
+        'for (call the diagnostics tool); timeout: not every file answered within the budget',
+    }),
+    problems: Type.Array(DiagnosticSchema, { description: 'New since before the change; errors first' }),
+    more: Type.Integer({ description: 'New problems not listed' }),
+  },
+  {
+    description:
+      "Problems the change introduced (only when a language server serves a changed file's language)",
+  },
 );
-export type EditDiagnosticsResult = NonNullable<Static<typeof EditDiagnostics>>;
+export const EditDiagnostics = Type.Optional(EditDiagnosticsObject);
+export type EditDiagnosticsResult = Static<typeof EditDiagnosticsObject>;
+const isEditDiagnostics = Compile(EditDiagnosticsObject);
 
 /** What the hook needs of a call: the language servers, and the session's profile switch. */
 export interface EditDiagnosticsContext extends LspContext {
@@ -197,4 +198,11 @@ export function renderEditDiagnostics(d: EditDiagnosticsResult | undefined): str
   else if (d.state === 'timeout')
     lines.push('Diagnostics incomplete: the language server did not answer in time.');
   return `\n${lines.join('\n')}`;
+}
+
+/** The diagnostics lines of any tool result (for answers that word an edit their own way). */
+export function editDiagnosticsText(data: unknown): string {
+  const diagnostics =
+    data && typeof data === 'object' ? (data as { diagnostics?: unknown }).diagnostics : undefined;
+  return isEditDiagnostics.Check(diagnostics) ? renderEditDiagnostics(diagnostics) : '';
 }

@@ -188,6 +188,30 @@ describe('code tools answered by language servers', () => {
       diagnostics: false,
     });
     expect(off.diagnostics).toBeUndefined();
+    // Anthropic's built-in editor answers in its own words, then the new problems.
+    const res = await t.http
+      .post(`/v1/sessions/${py.id}/calls`)
+      .set('authorization', `Bearer ${py.token}`)
+      .send({
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'str_replace_based_edit_tool',
+            input: {
+              command: 'str_replace',
+              path: 'e.py',
+              old_str: 'x: int = "t"',
+              new_str: 'x: int = None',
+            },
+          },
+        ],
+      })
+      .expect(200);
+    expect(res.body.content[0].content).toMatch(
+      /^Successfully replaced text at exactly one location\.\nNew problems:\n {2}e\.py:3:\d+ error /,
+    );
     // A move reports only what the move broke: the old content's problems came with it.
     const moved = await data(py, 'move_file', { source: 'e.py', destination: 'f.py' });
     expect(moved.diagnostics).toMatchObject({ state: 'checked', problems: [] });
