@@ -90,6 +90,8 @@ interface Row {
   coldMs: number;
   /** Resident memory of the session's language server processes after the run (lsp only). */
   serverRssMb?: number;
+  /** write_file with diagnostics in its result, warm (lsp only). */
+  edits?: { p50: number; p50Off: number; count: number; checked: number; caught: number };
   warmP50: number;
   oracleMs: number;
 }
@@ -141,7 +143,7 @@ async function measure(
   source: 'syntax' | 'lsp',
   { symbols, oracleMs }: Truth,
 ): Promise<Row> {
-  const session = await server.session({ profile: 'read-only' });
+  const session = await server.session({ profile: 'read-write' });
   cpSync(project.root, server.app.services.workspaces.dirFor(session.id), { recursive: true });
   const cold = performance.now();
   if (source === 'lsp') await callTool(server.url, session, 'diagnostics', { path: '.', wait_ms: 60_000 });
@@ -228,11 +230,13 @@ async function measure(
       );
   }
 
+  const edits = source === 'lsp' ? await editDiagnostics(project, server, session) : undefined;
   const serverRssMb = source === 'lsp' ? serverRss() : undefined;
   server.app.services.lsp?.manager.forget(session.id);
   return {
     source,
     ...(serverRssMb !== undefined ? { serverRssMb } : {}),
+    ...(edits ? { edits } : {}),
     answers,
     lspAnswers,
     label: project.label,
@@ -250,6 +254,54 @@ async function measure(
     warmP50: percentile(latencies.slice(1), 50),
     oracleMs,
   };
+}
+
+const EDITS = 20;
+
+/**
+ * Diagnostics in an edit's result, warm: write_file of a sampled file alternately with a new type error
+ * appended and back, timed whole (the write and the server's new diagnostics). `caught`: the edits that
+ * added the error and got it back as a new problem.
+ */
+async function editDiagnostics(
+  project: Project,
+  server: BenchServer,
+  session: { id: string; token: string },
+) {
+  const [file] = sample(project.files, 1, SEED, (f) => f);
+  const original = readFileSync(path.join(project.root, file), 'utf8');
+  const broken =
+    original +
+    (project.language === 'python' ? '\n__bench: int = "x"\n' : '\nexport const __bench: number = "x";\n');
+  await callTool(server.url, session, 'read_file', { path: file });
+  const latencies: number[] = [];
+  let checked = 0;
+  let caught = 0;
+  for (let i = 0; i < EDITS; i++) {
+    const started = performance.now();
+    const { data } = await callTool(server.url, session, 'write_file', {
+      path: file,
+      content: i % 2 === 0 ? broken : original,
+    });
+    latencies.push(performance.now() - started);
+    const diagnostics = data.diagnostics as { state: string; problems: { line: number }[] } | undefined;
+    if (diagnostics?.state === 'checked') checked++;
+    // The error is on the appended lines, after every line of the original.
+    const firstNew = original.split('\n').length;
+    if (i % 2 === 0 && diagnostics?.problems.some((p) => p.line >= firstNew)) caught++;
+  }
+  // The baseline: the same writes with diagnostics switched off for the call.
+  const plain: number[] = [];
+  for (let i = 0; i < EDITS; i++) {
+    const started = performance.now();
+    await callTool(server.url, session, 'write_file', {
+      path: file,
+      content: i % 2 === 0 ? broken : original,
+      diagnostics: false,
+    });
+    plain.push(performance.now() - started);
+  }
+  return { p50: percentile(latencies, 50), p50Off: percentile(plain, 50), count: EDITS, checked, caught };
 }
 
 const servers: BenchServer[] = [];
@@ -284,9 +336,18 @@ try {
       console.log(
         `  answered by the server: ${r.lspAnswers} of ${r.answers} (the rest fell back); server memory ${fmt(r.serverRssMb ?? 0, 0)} MiB resident`,
       );
+    if (r.edits)
+      console.log(
+        `  write_file with diagnostics, warm: p50 ${fmt(r.edits.p50, 0)} ms (without: ${fmt(r.edits.p50Off, 0)} ms, ratio ${fmt(r.edits.p50 / r.edits.p50Off, 1)}) over ${r.edits.count} edits; ${r.edits.checked} checked, ${r.edits.caught} of ${r.edits.count / 2} introduced errors reported`,
+      );
   }
   const goal = (ok: boolean, text: string) => console.log(`${ok ? 'met   ' : 'MISSED'} ${text}`);
   for (const r of rows) {
+    if (r.edits)
+      goal(
+        r.edits.p50 <= 1500,
+        `${r.label}: diagnostics in an edit's result p50 ${fmt(r.edits.p50, 0)} ms <= 1500`,
+      );
     if (r.source === 'lsp')
       goal(
         r.recallAll >= 0.98 && r.precisionAll >= 0.98,

@@ -70,6 +70,12 @@ const ProfileSchema = Type.Object(
     image: Type.Optional(
       Type.String({ minLength: 1, description: 'image key of its sessions (docker, kubernetes backends)' }),
     ),
+    editDiagnostics: Type.Optional(
+      Type.Boolean({
+        description:
+          "false: edits of its sessions do not report the language server's new problems (default true)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -225,6 +231,11 @@ const LspSchema = Type.Object(
       minimum: 1,
       default: 2000,
       description: 'How long a code tool waits for a language server before answering from the syntax index',
+    }),
+    editBudgetMs: Type.Integer({
+      minimum: 1,
+      default: 2000,
+      description: "How long an edit waits for the language server's diagnostics of the changed files",
     }),
   },
   { additionalProperties: false },

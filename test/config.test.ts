@@ -33,13 +33,20 @@ describe('config', () => {
   });
 
   it('turns language servers on by default, off with TOOLGATE_LSP=off, and takes their budgets from the file', () => {
-    expect(loadConfig({}).lsp).toEqual({ enabled: true, idleSeconds: 600, startSeconds: 60, budgetMs: 2000 });
-    const file = withConfigFile({ lsp: { budgetMs: 500, idleSeconds: 30 } });
+    expect(loadConfig({}).lsp).toEqual({
+      enabled: true,
+      idleSeconds: 600,
+      startSeconds: 60,
+      budgetMs: 2000,
+      editBudgetMs: 2000,
+    });
+    const file = withConfigFile({ lsp: { budgetMs: 500, idleSeconds: 30, editBudgetMs: 800 } });
     expect(loadConfig({ TOOLGATE_CONFIG: file, TOOLGATE_LSP: 'off' }).lsp).toEqual({
       enabled: false,
       idleSeconds: 30,
       startSeconds: 60,
       budgetMs: 500,
+      editBudgetMs: 800,
     });
     expect(() => loadConfig({ TOOLGATE_LSP: 'yes' })).toThrow(/TOOLGATE_LSP must be "on" or "off"/);
     expect(() => loadConfig({ TOOLGATE_CONFIG: withConfigFile({ lsp: { budgetMs: 0 } }) })).toThrow(/lsp/);

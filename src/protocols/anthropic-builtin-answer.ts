@@ -6,6 +6,7 @@
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { CallOutcome } from '../contract/call.js';
+import { editDiagnosticsText } from '../code/lsp/edit-diagnostics.js';
 import { readEditor, type EditorCommand } from './anthropic-builtin.js';
 import { outcomeText } from './result-text.js';
 
@@ -75,12 +76,15 @@ function editorText(input: EditorCommand, outcome: CallOutcome & { ok: true }): 
         return numbered(content, startLine) + more;
       }
       return `Here's the files and directories up to 2 levels deep in ${input.path}, excluding hidden items:\n${outcome.text()}`;
+    // The edits end with the problems they introduced, as our own renderings do.
     case 'create':
-      return `File created successfully at: ${input.path}`;
+      return `File created successfully at: ${input.path}` + editDiagnosticsText(outcome.data);
     case 'str_replace':
-      return 'Successfully replaced text at exactly one location.';
+      return 'Successfully replaced text at exactly one location.' + editDiagnosticsText(outcome.data);
     case 'insert':
-      return `Text inserted after line ${input.insert_line} of ${input.path}.`;
+      return (
+        `Text inserted after line ${input.insert_line} of ${input.path}.` + editDiagnosticsText(outcome.data)
+      );
     case 'undo_edit':
       return `Last edit to ${input.path} undone successfully.`;
   }

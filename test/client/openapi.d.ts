@@ -4190,6 +4190,8 @@ export interface operations {
                      * @default false
                      */
                     dry_run?: boolean;
+                    /** @description Report the problems (type errors…) this change introduced, from the language server if one runs for the session (default true; false skips the wait) */
+                    diagnostics?: boolean;
                 };
             };
         };
@@ -4211,6 +4213,26 @@ export interface operations {
                             created: boolean;
                             /** @description True when nothing was changed (dry_run) */
                             dryRun: boolean;
+                            /** @description Problems the change introduced (only when a language server serves a changed file's language) */
+                            diagnostics?: {
+                                /**
+                                 * @description checked: the server answered for every changed file; starting / not running: no answer waited for (call the diagnostics tool); timeout: not every file answered within the budget
+                                 * @enum {unknown}
+                                 */
+                                state: "checked" | "starting" | "not running" | "timeout";
+                                /** @description New since before the change; errors first */
+                                problems: {
+                                    path: string;
+                                    line: number;
+                                    column: number;
+                                    /** @enum {unknown} */
+                                    severity: "error" | "warning" | "info" | "hint";
+                                    message: string;
+                                    code?: string;
+                                }[];
+                                /** @description New problems not listed */
+                                more: number;
+                            };
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4405,6 +4427,8 @@ export interface operations {
                     dry_run?: boolean;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /** @description Report the problems (type errors…) this change introduced, from the language server if one runs for the session (default true; false skips the wait) */
+                    diagnostics?: boolean;
                 };
             };
         };
@@ -4438,6 +4462,26 @@ export interface operations {
                             created: boolean;
                             /** @description Hash of the file after the change (as it would be, for a dry run) */
                             sha256: string;
+                            /** @description Problems the change introduced (only when a language server serves a changed file's language) */
+                            diagnostics?: {
+                                /**
+                                 * @description checked: the server answered for every changed file; starting / not running: no answer waited for (call the diagnostics tool); timeout: not every file answered within the budget
+                                 * @enum {unknown}
+                                 */
+                                state: "checked" | "starting" | "not running" | "timeout";
+                                /** @description New since before the change; errors first */
+                                problems: {
+                                    path: string;
+                                    line: number;
+                                    column: number;
+                                    /** @enum {unknown} */
+                                    severity: "error" | "warning" | "info" | "hint";
+                                    message: string;
+                                    code?: string;
+                                }[];
+                                /** @description New problems not listed */
+                                more: number;
+                            };
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4635,6 +4679,8 @@ export interface operations {
                     dry_run?: boolean;
                     /** @description Compare-and-swap: the SHA-256 of the file as you last saw it (read_file or file_info return it). The change is refused with 409 if the file differs. */
                     expected_sha256?: string;
+                    /** @description Report the problems (type errors…) this change introduced, from the language server if one runs for the session (default true; false skips the wait) */
+                    diagnostics?: boolean;
                 };
             };
         };
@@ -4668,6 +4714,26 @@ export interface operations {
                             created: boolean;
                             /** @description Hash of the file after the change (as it would be, for a dry run) */
                             sha256: string;
+                            /** @description Problems the change introduced (only when a language server serves a changed file's language) */
+                            diagnostics?: {
+                                /**
+                                 * @description checked: the server answered for every changed file; starting / not running: no answer waited for (call the diagnostics tool); timeout: not every file answered within the budget
+                                 * @enum {unknown}
+                                 */
+                                state: "checked" | "starting" | "not running" | "timeout";
+                                /** @description New since before the change; errors first */
+                                problems: {
+                                    path: string;
+                                    line: number;
+                                    column: number;
+                                    /** @enum {unknown} */
+                                    severity: "error" | "warning" | "info" | "hint";
+                                    message: string;
+                                    code?: string;
+                                }[];
+                                /** @description New problems not listed */
+                                more: number;
+                            };
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -4855,6 +4921,8 @@ export interface operations {
                     expected_sha256?: {
                         [key: string]: string;
                     };
+                    /** @description Report the problems (type errors…) this change introduced, from the language server if one runs for the session (default true; false skips the wait) */
+                    diagnostics?: boolean;
                 };
             };
         };
@@ -4890,6 +4958,26 @@ export interface operations {
                                 match?: "exact" | "trailing_whitespace" | "whitespace" | "unicode";
                             }[];
                             dryRun: boolean;
+                            /** @description Problems the change introduced (only when a language server serves a changed file's language) */
+                            diagnostics?: {
+                                /**
+                                 * @description checked: the server answered for every changed file; starting / not running: no answer waited for (call the diagnostics tool); timeout: not every file answered within the budget
+                                 * @enum {unknown}
+                                 */
+                                state: "checked" | "starting" | "not running" | "timeout";
+                                /** @description New since before the change; errors first */
+                                problems: {
+                                    path: string;
+                                    line: number;
+                                    column: number;
+                                    /** @enum {unknown} */
+                                    severity: "error" | "warning" | "info" | "hint";
+                                    message: string;
+                                    code?: string;
+                                }[];
+                                /** @description New problems not listed */
+                                more: number;
+                            };
                         };
                         metadata: {
                             executionTimeMs: number;
@@ -5295,6 +5383,8 @@ export interface operations {
                      * @default false
                      */
                     dry_run?: boolean;
+                    /** @description Report the problems (type errors…) this change introduced, from the language server if one runs for the session (default true; false skips the wait) */
+                    diagnostics?: boolean;
                 };
             };
         };
@@ -5315,6 +5405,26 @@ export interface operations {
                             overwritten: boolean;
                             /** @description True when nothing was changed (dry_run) */
                             dryRun: boolean;
+                            /** @description Problems the change introduced (only when a language server serves a changed file's language) */
+                            diagnostics?: {
+                                /**
+                                 * @description checked: the server answered for every changed file; starting / not running: no answer waited for (call the diagnostics tool); timeout: not every file answered within the budget
+                                 * @enum {unknown}
+                                 */
+                                state: "checked" | "starting" | "not running" | "timeout";
+                                /** @description New since before the change; errors first */
+                                problems: {
+                                    path: string;
+                                    line: number;
+                                    column: number;
+                                    /** @enum {unknown} */
+                                    severity: "error" | "warning" | "info" | "hint";
+                                    message: string;
+                                    code?: string;
+                                }[];
+                                /** @description New problems not listed */
+                                more: number;
+                            };
                         };
                         metadata: {
                             executionTimeMs: number;

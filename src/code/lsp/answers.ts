@@ -168,3 +168,18 @@ export async function lspDiagnostics(
   }
   return out;
 }
+
+const SEVERITY_ORDER = { error: 0, warning: 1, info: 2, hint: 3 } as const;
+
+/** The order diagnostics are listed in: errors first, then warnings, info, hints; by place within each. */
+export function compareDiagnostics(
+  a: Diagnostic & { path: string },
+  b: Diagnostic & { path: string },
+): number {
+  return (
+    SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+    a.path.localeCompare(b.path) ||
+    a.line - b.line ||
+    a.column - b.column
+  );
+}

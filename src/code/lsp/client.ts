@@ -87,7 +87,14 @@ export class LspClient {
   private readonly versions = new Map<string, number>();
   /** The text last sent for each open file: a sync of the same text sends nothing. */
   private readonly texts = new Map<string, string>();
-  private readonly published = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
+  private readonly published = new Map<
+    string,
+    { version?: number; seq: number; diagnostics: Diagnostic[] }
+  >();
+  /** Publications so far, and the count when each file's text was last sent: a server that does not
+   * version its diagnostics (typescript-language-server) is current for a file only after that. */
+  private publications = 0;
+  private readonly sentAt = new Map<string, number>();
   private readonly waiters = new Set<() => void>();
   private closed = false;
 
@@ -103,6 +110,7 @@ export class LspClient {
         const file = this.relative(params.uri);
         if (file === undefined) return;
         this.published.set(file, {
+          seq: ++this.publications,
           ...(params.version !== undefined ? { version: params.version } : {}),
           diagnostics: params.diagnostics.map((d) => ({
             line: d.range.start.line + 1,
@@ -186,6 +194,7 @@ export class LspClient {
     const version = (previous ?? 0) + 1;
     this.versions.set(file, version);
     this.texts.set(file, text);
+    this.sentAt.set(file, this.publications);
     if (previous === undefined)
       await this.connection.sendNotification('textDocument/didOpen', {
         textDocument: { uri, languageId, version, text },
@@ -286,7 +295,11 @@ export class LspClient {
   async diagnostics(file: string, version: number, budgetMs: number): Promise<Diagnostic[] | undefined> {
     const current = () => {
       const entry = this.published.get(file);
-      return entry && (entry.version === undefined || entry.version >= version) ? entry : undefined;
+      const fresh =
+        entry?.version !== undefined
+          ? entry.version >= version
+          : entry && entry.seq > (this.sentAt.get(file) ?? 0);
+      return fresh ? entry : undefined;
     };
     if (current()) return current()!.diagnostics;
     let wake!: () => void;

@@ -3,12 +3,12 @@
 import { Type, type Static } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool } from '../../contract/tool.js';
-import { lspDiagnostics, lspSession, serverFor } from '../../code/lsp/answers.js';
+import { compareDiagnostics, lspDiagnostics, lspSession, serverFor } from '../../code/lsp/answers.js';
+import { DiagnosticSchema as Diagnostic } from '../../code/lsp/edit-diagnostics.js';
 import { codeSnapshot, resolveScope } from '../../code/tool-shared.js';
 
 /** Files one call sends to one server at most (a workspace-wide check of a huge repository is cut). */
 const MAX_FILES_PER_SERVER = 500;
-const SEVERITY_ORDER = { error: 0, warning: 1, info: 2, hint: 3 } as const;
 
 const Input = Type.Object(
   {
@@ -27,15 +27,6 @@ const Input = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const Diagnostic = Type.Object({
-  path: Type.String(),
-  line: Type.Integer(),
-  column: Type.Integer(),
-  severity: Type.Enum(['error', 'warning', 'info', 'hint']),
-  message: Type.String(),
-  code: Type.Optional(Type.String()),
-});
 
 const Output = Type.Object({
   source: Type.Literal('lsp'),
@@ -102,13 +93,7 @@ export default defineTool({
       for (const [path, diagnostics] of reported)
         for (const diagnostic of diagnostics) found.push({ path, ...diagnostic });
     }
-    found.sort(
-      (a, b) =>
-        SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
-        a.path.localeCompare(b.path) ||
-        a.line - b.line ||
-        a.column - b.column,
-    );
+    found.sort(compareDiagnostics);
     return {
       source: 'lsp' as const,
       path: scope.relative,

@@ -4,6 +4,12 @@
 import path from 'node:path';
 import { Type } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
+import {
+  DiagnosticsSwitch,
+  EditDiagnostics,
+  renderEditDiagnostics,
+  withEditDiagnostics,
+} from '../../code/lsp/edit-diagnostics.js';
 import { defineTool } from '../../contract/tool.js';
 import { commitWrites } from '../../edit/file-commit.js';
 import { lockKey } from '../../edit/file-guard.js';
@@ -24,6 +30,7 @@ const Input = Type.Object(
           'Compare-and-swap per file: { "path": "<sha256 as you last saw it>" }; 409 if a file differs',
       }),
     ),
+    diagnostics: DiagnosticsSwitch,
   },
   { additionalProperties: false },
 );
@@ -45,6 +52,7 @@ const Output = Type.Object({
   format: Type.Enum(['v4a', 'unified'], { description: 'The patch format read from the text' }),
   files: Type.Array(FileResult),
   dryRun: Type.Boolean(),
+  diagnostics: EditDiagnostics,
 });
 
 const MATCH_NOTES = {
@@ -82,52 +90,60 @@ export default defineTool({
   async execute(input, ctx) {
     const patch = parsePatchText(input.patch);
     const targets = await Promise.all(patch.paths.map((name) => ctx.workspace.resolve(name)));
-    return ctx.services.fileLocks.run(
-      targets.map((t) => lockKey(ctx, t.relative)),
-      async () => {
-        const expected = Object.fromEntries(
-          Object.entries(input.expected_sha256 ?? {}).map(([key, hash]) => [
-            path.posix.normalize(key.replace(/^\/+/, '')),
-            hash,
-          ]),
-        );
-        const plans = await patch.plan(ctx, expected);
-        const touched = new Set(plans.map((p) => (p.from ?? p.target).relative));
-        const unknown = Object.keys(expected).filter((key) => !touched.has(key));
-        if (unknown.length) {
-          throw toolgateError(
-            'BAD_REQUEST',
-            `expected_sha256 names files the patch does not change: ${unknown.join(', ')}`,
+    const apply = () =>
+      ctx.services.fileLocks.run(
+        targets.map((t) => lockKey(ctx, t.relative)),
+        async () => {
+          const expected = Object.fromEntries(
+            Object.entries(input.expected_sha256 ?? {}).map(([key, hash]) => [
+              path.posix.normalize(key.replace(/^\/+/, '')),
+              hash,
+            ]),
           );
-        }
-        const written = plans.flatMap((p) => p.writes.map((w) => w.relative));
-        if (new Set(written).size !== written.length) {
-          throw toolgateError('PATCH_FAILED', 'The patch changes the same file more than once', {
-            suggestion:
-              patch.format === 'v4a'
-                ? 'Put all chunks of a file under one "*** Update File:" header, in file order.'
-                : 'Merge the hunks of each file under one ---/+++ header.',
-          });
-        }
-        if (!input.dry_run)
-          await commitWrites(
-            ctx,
-            'apply_patch',
-            plans.flatMap((p) => p.writes),
-          );
-        return {
-          format: patch.format,
-          files: plans.map((p) => ({
-            path: p.target.relative,
-            status: p.status,
-            ...(p.from ? { from: p.from.relative } : {}),
-            additions: p.additions,
-            deletions: p.deletions,
-            ...(p.match ? { match: p.match } : {}),
-          })),
-          dryRun: input.dry_run,
-        };
-      },
+          const plans = await patch.plan(ctx, expected);
+          const touched = new Set(plans.map((p) => (p.from ?? p.target).relative));
+          const unknown = Object.keys(expected).filter((key) => !touched.has(key));
+          if (unknown.length) {
+            throw toolgateError(
+              'BAD_REQUEST',
+              `expected_sha256 names files the patch does not change: ${unknown.join(', ')}`,
+            );
+          }
+          const written = plans.flatMap((p) => p.writes.map((w) => w.relative));
+          if (new Set(written).size !== written.length) {
+            throw toolgateError('PATCH_FAILED', 'The patch changes the same file more than once', {
+              suggestion:
+                patch.format === 'v4a'
+                  ? 'Put all chunks of a file under one "*** Update File:" header, in file order.'
+                  : 'Merge the hunks of each file under one ---/+++ header.',
+            });
+          }
+          if (!input.dry_run)
+            await commitWrites(
+              ctx,
+              'apply_patch',
+              plans.flatMap((p) => p.writes),
+            );
+          return {
+            format: patch.format,
+            files: plans.map((p) => ({
+              path: p.target.relative,
+              status: p.status,
+              ...(p.from ? { from: p.from.relative } : {}),
+              additions: p.additions,
+              deletions: p.deletions,
+              ...(p.match ? { match: p.match } : {}),
+            })),
+            dryRun: input.dry_run,
+          };
+        },
+      );
+    return withEditDiagnostics(
+      ctx,
+      { enabled: input.diagnostics, dryRun: input.dry_run, paths: targets.map((t) => t.relative) },
+      apply,
+      (result) =>
+        result.files.filter((f) => f.status !== 'deleted').map((f) => ({ path: f.path, from: f.from })),
     );
   },
   render: (data) =>
@@ -138,5 +154,6 @@ export default defineTool({
           `  ${f.status.padEnd(8)} ${f.from ? `${f.from} → ` : ''}${f.path} (+${f.additions} -${f.deletions})` +
           (f.match && f.match !== 'exact' ? ` [matched ignoring ${MATCH_NOTES[f.match]}]` : ''),
       )
-      .join('\n'),
+      .join('\n') +
+    renderEditDiagnostics(data.diagnostics),
 });

@@ -1,5 +1,11 @@
 // edit_file: replace one exact (or, failing that, uniquely fuzzy-matched) piece of a file.
 import { Type } from 'typebox';
+import {
+  DiagnosticsSwitch,
+  EditDiagnostics,
+  renderEditDiagnostics,
+  withEditDiagnostics,
+} from '../../code/lsp/edit-diagnostics.js';
 import { defineTool } from '../../contract/tool.js';
 import { ExpectedSha256 } from '../../edit/file-guard.js';
 import { EditResult, renderEdit, runTextEdits } from '../../edit/text-edit.js';
@@ -18,6 +24,7 @@ const Input = Type.Object(
     }),
     dry_run: Type.Boolean({ default: false, description: 'Return the diff without writing' }),
     expected_sha256: ExpectedSha256,
+    diagnostics: DiagnosticsSwitch,
   },
   { additionalProperties: false },
 );
@@ -34,7 +41,7 @@ export default defineTool({
     'BOM and file mode are kept. Returns a unified diff; dry_run only shows it.',
   capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
   input: Input,
-  output: EditResult,
+  output: Type.Object({ ...EditResult.properties, diagnostics: EditDiagnostics }),
   examples: [
     {
       path: 'src/app.ts',
@@ -45,8 +52,13 @@ export default defineTool({
     },
   ],
   async execute(input, ctx) {
-    const { path, dry_run, expected_sha256, ...edit } = input;
-    return runTextEdits(ctx, 'edit_file', { path, dry_run, expected_sha256, edits: [edit] });
+    const { path, dry_run, expected_sha256, diagnostics, ...edit } = input;
+    return withEditDiagnostics(
+      ctx,
+      { enabled: diagnostics, dryRun: dry_run, paths: [path] },
+      () => runTextEdits(ctx, 'edit_file', { path, dry_run, expected_sha256, edits: [edit] }),
+      (result) => [{ path: result.path }],
+    );
   },
-  render: renderEdit,
+  render: (data) => renderEdit(data) + renderEditDiagnostics(data.diagnostics),
 });

@@ -1,5 +1,11 @@
 // multi_edit: several edits to one file, applied in order in memory and written once — all or none.
 import { Type } from 'typebox';
+import {
+  DiagnosticsSwitch,
+  EditDiagnostics,
+  renderEditDiagnostics,
+  withEditDiagnostics,
+} from '../../code/lsp/edit-diagnostics.js';
 import { defineTool } from '../../contract/tool.js';
 import { ExpectedSha256 } from '../../edit/file-guard.js';
 import { EditResult, renderEdit, runTextEdits } from '../../edit/text-edit.js';
@@ -23,6 +29,7 @@ const Input = Type.Object(
     }),
     dry_run: Type.Boolean({ default: false, description: 'Return the diff without writing' }),
     expected_sha256: ExpectedSha256,
+    diagnostics: DiagnosticsSwitch,
   },
   { additionalProperties: false },
 );
@@ -36,7 +43,7 @@ export default defineTool({
     'matching rules, errors and result as edit_file.',
   capabilities: { readsFiles: true, writesFiles: true, destructive: true, idempotent: false },
   input: Input,
-  output: EditResult,
+  output: Type.Object({ ...EditResult.properties, diagnostics: EditDiagnostics }),
   examples: [
     {
       path: 'src/app.ts',
@@ -48,7 +55,13 @@ export default defineTool({
     },
   ],
   async execute(input, ctx) {
-    return runTextEdits(ctx, 'multi_edit', input);
+    const { diagnostics, ...request } = input;
+    return withEditDiagnostics(
+      ctx,
+      { enabled: diagnostics, dryRun: input.dry_run, paths: [input.path] },
+      () => runTextEdits(ctx, 'multi_edit', request),
+      (result) => [{ path: result.path }],
+    );
   },
-  render: renderEdit,
+  render: (data) => renderEdit(data) + renderEditDiagnostics(data.diagnostics),
 });

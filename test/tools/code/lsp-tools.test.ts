@@ -1,7 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { injectApp, type InjectApp } from '../../helpers/app.js';
+import { renderEditDiagnostics } from '../../../src/code/lsp/edit-diagnostics.js';
+import { type InjectApp } from '../../helpers/app.js';
+import { injectAppWithConfig } from '../../ops/with-config.js';
 
 // The code tools with real language servers (pyright, typescript-language-server) started inside the
 // session runtime (bwrap, or unisolated in the suite's second pass): one app and one warm session per
@@ -44,9 +46,13 @@ describe('code tools answered by language servers', () => {
   };
 
   beforeAll(async () => {
-    t = await injectApp({ TOOLGATE_LSP: 'on' });
+    // A profile whose sessions' edits report no diagnostics.
+    t = await injectAppWithConfig(
+      { profiles: { quiet: { permissions: ['read', 'write'], editDiagnostics: false } } },
+      { TOOLGATE_LSP: 'on' },
+    );
     py = await t.createSession({ profile: 'read-write' });
-    ts = await t.createSession({ profile: 'read-only' });
+    ts = await t.createSession({ profile: 'read-write' });
     write(py, PY);
     write(ts, TS);
     // Warm both servers (the first start takes seconds).
@@ -149,5 +155,99 @@ describe('code tools answered by language servers', () => {
     const res = await call(py, 'rename_symbol', { path: 'notes.md', name: 'notes', new_name: 'n' });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('UNSUPPORTED_LANGUAGE');
+  });
+
+  it('edits report the problems they introduced, not the ones already there, and none once fixed', async () => {
+    const created = await data(py, 'write_file', {
+      path: 'e.py',
+      content: 'y = undefined_name\nx: int = 1\n',
+    });
+    // The write brought the file and its error: new.
+    expect(created.diagnostics.state).toBe('checked');
+    expect(created.diagnostics.problems.map((p: { line: number }) => p.line)).toEqual([1]);
+    const broken = await data(py, 'edit_file', {
+      path: 'e.py',
+      old_string: 'x: int = 1',
+      new_string: 'x: int = "s"',
+    });
+    expect(broken.diagnostics.state).toBe('checked');
+    expect(broken.diagnostics.problems).toHaveLength(1);
+    expect(broken.diagnostics.problems[0]).toMatchObject({ path: 'e.py', line: 2, severity: 'error' });
+    const text = renderEditDiagnostics(broken.diagnostics);
+    expect(text).toMatch(/^\nNew problems:\n {2}e\.py:2:\d+ error /);
+    const fixed = await data(py, 'multi_edit', {
+      path: 'e.py',
+      edits: [{ old_string: 'x: int = "s"', new_string: '\nx: int = 2' }],
+    });
+    // undefined_name is still there but not new.
+    expect(fixed.diagnostics).toEqual({ state: 'checked', problems: [], more: 0 });
+    const off = await data(py, 'edit_file', {
+      path: 'e.py',
+      old_string: 'x: int = 2',
+      new_string: 'x: int = "t"',
+      diagnostics: false,
+    });
+    expect(off.diagnostics).toBeUndefined();
+    // Anthropic's built-in editor answers in its own words, then the new problems.
+    const res = await t.http
+      .post(`/v1/sessions/${py.id}/calls`)
+      .set('authorization', `Bearer ${py.token}`)
+      .send({
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'str_replace_based_edit_tool',
+            input: {
+              command: 'str_replace',
+              path: 'e.py',
+              old_str: 'x: int = "t"',
+              new_str: 'x: int = None',
+            },
+          },
+        ],
+      })
+      .expect(200);
+    expect(res.body.content[0].content).toMatch(
+      /^Successfully replaced text at exactly one location\.\nNew problems:\n {2}e\.py:3:\d+ error /,
+    );
+    // A move reports only what the move broke: the old content's problems came with it.
+    const moved = await data(py, 'move_file', { source: 'e.py', destination: 'f.py' });
+    expect(moved.diagnostics).toMatchObject({ state: 'checked', problems: [] });
+  });
+
+  it('an edit in a session with no server running says so at once and starts none', async () => {
+    const fresh = await t.createSession({ profile: 'read-write' });
+    const result = await data(fresh, 'write_file', { path: 'g.py', content: 'x: int = "s"\n' });
+    expect(result.diagnostics).toEqual({ state: 'not running', problems: [], more: 0 });
+    expect(t.app.services.lsp!.manager.state(fresh.id, 'python')).toBe('stopped');
+    expect(renderEditDiagnostics(result.diagnostics)).toContain('Diagnostics unavailable');
+    // A file no server serves gets no diagnostics field.
+    const plain = await data(fresh, 'write_file', { path: 'notes.txt', content: 'hi\n' });
+    expect(plain.diagnostics).toBeUndefined();
+    // The profile switches it off: not even the state.
+    const quiet = await t.createSession({ profile: 'quiet' });
+    const off = await data(quiet, 'write_file', { path: 'g.py', content: 'x: int = "s"\n' });
+    expect(off.diagnostics).toBeUndefined();
+  });
+
+  it('a TypeScript edit reports the type error it introduced, apply_patch and the fix none new', async () => {
+    write(ts, { 'src/d.ts': "import { add } from './a.js';\n\nexport const n: number = add(1, 2);\n" });
+    await data(ts, 'diagnostics', { path: 'src/d.ts', wait_ms: 30_000 });
+    const broken = await data(ts, 'edit_file', {
+      path: 'src/d.ts',
+      old_string: 'export const n: number',
+      new_string: 'export const n: string',
+    });
+    expect(broken.diagnostics.state).toBe('checked');
+    expect(broken.diagnostics.problems).toHaveLength(1);
+    expect(broken.diagnostics.problems[0]).toMatchObject({ path: 'src/d.ts', line: 3, severity: 'error' });
+    const fixed = await data(ts, 'apply_patch', {
+      patch:
+        '*** Begin Patch\n*** Update File: src/d.ts\n@@\n-export const n: string = add(1, 2);\n' +
+        '+export const n: number = add(1, 2);\n*** End Patch',
+    });
+    expect(fixed.diagnostics).toEqual({ state: 'checked', problems: [], more: 0 });
   });
 });
