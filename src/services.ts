@@ -54,6 +54,7 @@ import { KeyedLock } from './lib/keyed-lock.js';
 import { BUILTIN_TOOLS } from './tools/index.js';
 import { CodeIndex } from './code/code-index.js';
 import { LspManager } from './code/lsp/manager.js';
+import { newCallId } from './lib/call-id.js';
 import { RUNTIME_PATH, serverTable } from './code/lsp/servers.js';
 import { effectiveLimits } from './runtime/runner/limits.js';
 import { CheckpointStore } from './store/checkpoints.js';
@@ -246,6 +247,24 @@ export async function createServices(
       limits: effectiveLimits(600_000),
       root: (runtime) => runtime.commandRoot,
       spec: (server, runtime) => lspServers.spec(server, runtime.nodePath),
+      // One audit row per server start, failed start and exit, on the session's log (not counted as calls).
+      onServer: ({ sessionId, language, event, durationMs, detail }) =>
+        audit.record({
+          callId: newCallId(),
+          ts: Date.now(),
+          sessionId,
+          tool: `language_server:${language}`,
+          category: 'code',
+          status: event === 'start failed' ? 'error' : 'success',
+          errorCode: event === 'start failed' ? 'TOOL_FAILED' : null,
+          httpStatus: event === 'start failed' ? 422 : 200,
+          durationMs,
+          bytesIn: 0,
+          bytesOut: 0,
+          caller: 'toolgate',
+          entryPoint: 'admin',
+          inputSummary: JSON.stringify({ language, event, ...(detail ? { detail } : {}) }),
+        }),
     }),
     budgetMs: config.lsp.budgetMs,
   };

@@ -23,6 +23,18 @@ export interface LspManagerOptions {
   readonly root: (runtime: SessionRuntime) => string;
   /** The server for a language in this runtime, if any serves it. */
   readonly spec: (language: string, runtime: SessionRuntime) => ServerSpec | undefined;
+  /** Told of each server's start, failed start and exit (a crash, idle stop or the runtime stopping): the audit. */
+  readonly onServer?: (event: ServerEvent) => void;
+}
+
+/** A language server's life, as the audit records it. */
+export interface ServerEvent {
+  readonly sessionId: string;
+  readonly language: string;
+  readonly event: 'started' | 'start failed' | 'exited';
+  /** Start: how long it took; exit: how long it ran. */
+  readonly durationMs: number;
+  readonly detail?: string;
 }
 
 export type ServerState = 'stopped' | 'starting' | 'running';
@@ -62,6 +74,9 @@ export class LspManager {
     }
     const spec = this.options.spec(language, runtime);
     if (!spec) return undefined;
+    const began = Date.now();
+    const tell = (event: ServerEvent['event'], durationMs: number, detail?: string) =>
+      this.options.onServer?.({ sessionId, language, event, durationMs, ...(detail ? { detail } : {}) });
     const started = (async () => {
       const process = await runtime.spawn({
         command: spec.command,
@@ -71,8 +86,11 @@ export class LspManager {
       });
       return LspClient.start(process, this.options.root(runtime), this.options.startBudgetMs).then(
         (client) => {
+          const up = Date.now();
+          tell('started', up - began);
           // A crash (or the runtime stopping) ends it; the next call starts a new one.
           void process.exited.then(() => {
+            tell('exited', Date.now() - up);
             if (this.servers.get(key) === entry) this.drop(key);
           });
           return client;
@@ -87,7 +105,8 @@ export class LspManager {
         entry.client = client;
         this.touch(key, entry);
       },
-      () => {
+      (err: unknown) => {
+        tell('start failed', Date.now() - began, err instanceof Error ? err.message : String(err));
         if (this.servers.get(key) === entry) this.drop(key);
       },
     );

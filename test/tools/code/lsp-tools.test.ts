@@ -86,6 +86,15 @@ describe('code tools answered by language servers', () => {
     expect(result.diagnostics[0]).toMatchObject({ path: 'src/c.ts', line: 3, severity: 'error' });
   });
 
+  it("a server's start is on the session's audit log, not counted as one of its calls", async () => {
+    const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${ts.id}&limit=200`));
+    const rows = (audit.body.entries as { tool: string; entryPoint: string; inputSummary: string }[]).filter(
+      (row) => row.tool === 'language_server:typescript',
+    );
+    expect(rows[0]).toMatchObject({ entryPoint: 'admin' });
+    expect(rows.map((row) => JSON.parse(row.inputSummary).event)).toContain('started');
+  });
+
   it('diagnostics refuses with 422 where no server serves the files', async () => {
     write(py, { 'notes.md': '# notes\n', 'main.go': 'package main\n\nfunc main() {}\n' });
     const markdown = await call(py, 'diagnostics', { path: 'notes.md' });
