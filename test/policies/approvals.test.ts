@@ -142,7 +142,10 @@ describe('approvals', () => {
       `tool_call_start ${approved}`,
       `tool_call_end ${approved}`,
     ]);
-    const timeline = await t.admin(t.http.get(`/v1/stats/timeline?sessionId=${own.id}`));
+    // Until past the sweep's clock: the expired call's row is stamped with it (3 s ahead of now), and the
+    // default end (now) would leave it out whenever that lands in the next bucket.
+    const until = Date.now() + 60_000;
+    const timeline = await t.admin(t.http.get(`/v1/stats/timeline?sessionId=${own.id}&until=${until}`));
     expect(timeline.status).toBe(200);
     const sum = (key: string) =>
       (timeline.body.buckets as Record<string, number>[]).reduce((acc, b) => acc + b[key], 0);

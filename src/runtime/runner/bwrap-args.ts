@@ -63,8 +63,9 @@ export function bwrapArgs(
 /**
  * The namespace every sandboxed process of a session lives in (its runtime and, through it, its
  * commands): the workspace at /workspace, the system read-only, private /tmp, /proc and /dev, and a
- * network namespace of its own with nothing but loopback. Never the host's network (`--share-net`): a
- * session with the network reaches out only through its egress socket, bound in by the backend.
+ * network namespace of its own with nothing but loopback. Never the host's network namespace (bwrap's
+ * share-net option): a session with the network reaches out only through its egress socket, bound in by
+ * the backend.
  */
 export function namespaceArgs(
   layout: HostLayout,
