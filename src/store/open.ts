@@ -1,0 +1,27 @@
+// Chooses and opens the database every store shares: SQLite in the data dir (the embedded default), or
+// PostgreSQL when the operator gives a postgres:// URL (DATABASE_URL or the config file); then applies
+// the migrations. A driver is imported only when chosen, so the other engine's package is never loaded.
+import path from 'node:path';
+import type { Migration, SqlDatabase } from './sql.js';
+import { applyMigrations } from './migrate.js';
+
+export interface DatabaseChoice {
+  readonly dataDir: string;
+  /** postgres://… (or postgresql://…); undefined: SQLite at <dataDir>/toolgate.db. */
+  readonly url?: string;
+}
+
+export async function openSqlDatabase(
+  choice: DatabaseChoice,
+  migrations: readonly Migration[],
+): Promise<SqlDatabase> {
+  const { SqliteDatabase } = await import('./drivers/sqlite/database.js');
+  const db = SqliteDatabase.open(path.join(choice.dataDir, 'toolgate.db'));
+  try {
+    await applyMigrations(db, migrations);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
+}
