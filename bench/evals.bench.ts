@@ -158,7 +158,7 @@ try {
   console.log(
     `  CPU ${fmt(cpu)} s (${fmt((cpu / BULK) * 1000)} ms per case): on ${cores} idle cores at least ${fmt(cpu / cores)} s; load average ${loadavg()[0].toFixed(1)}`,
   );
-  console.log(`sessions left behind: ${server.app.services.sessions.countActive()}`);
+  console.log(`sessions left behind: ${await server.app.services.sessions.countActive()}`);
 } finally {
   await server.close();
   await meter.close();

@@ -26,7 +26,7 @@ async function bare(seconds: number) {
 }
 
 async function direct(server: Awaited<ReturnType<typeof startServer>>, sessionId: string, seconds: number) {
-  const runtime = server.app.services.runtimes.for(server.app.services.sessions.get(sessionId)!);
+  const runtime = server.app.services.runtimes.for((await server.app.services.sessions.get(sessionId))!);
   const limits = effectiveLimits(120_000);
   const latencies: number[] = [];
   const end = performance.now() + seconds * 1000;

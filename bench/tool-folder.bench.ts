@@ -13,7 +13,7 @@ const TOOLS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../exa
 const INPUT = JSON.stringify({ path: 'README.md' });
 
 async function direct(server: Awaited<ReturnType<typeof startServer>>, sessionId: string, seconds: number) {
-  const runtime = server.app.services.runtimes.for(server.app.services.sessions.get(sessionId)!);
+  const runtime = server.app.services.runtimes.for((await server.app.services.sessions.get(sessionId))!);
   const limits = effectiveLimits(10_000);
   const script = path.join(TOOLS, 'count_words', 'main.py');
   const command = `exec 'python3' '${script}'`;

@@ -1,6 +1,6 @@
-// The one ordered list of schema migrations, handed to openDatabase by createServices; each store and
+// The one ordered list of schema migrations, handed to openSqlDatabase by createServices; each store and
 // policy store module owns the SQL for its own tables.
-import type { Migration } from './store/db.js';
+import type { Migration } from './store/sql.js';
 import { sessionMigrations } from './store/sessions.js';
 import { auditMigrations } from './store/audit.js';
 import { approvalMigrations } from './policies/approvals/store.js';

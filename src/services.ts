@@ -42,7 +42,7 @@ import { OverlayWorkspaces } from './sandbox/overlay-workspaces.js';
 import { loadAdminKey, type AdminKey } from './store/admin-key.js';
 import { AuditStore } from './store/audit.js';
 import { BlobStore } from './store/blobs.js';
-import type { Db } from './store/db.js';
+import type { SqlDatabase } from './store/sql.js';
 import { openDatabaseOrExplain, prepareDataDir } from './ops/startup.js';
 import { MIGRATIONS } from './migrations.js';
 import { SessionStore } from './store/sessions.js';
@@ -64,7 +64,7 @@ import { connectionAuditEntry } from './network/audit.js';
 
 export interface Services extends ToolServices {
   /** The database itself: stores are built on it here; tools get their stores, never the handle. */
-  readonly db: Db;
+  readonly db: SqlDatabase;
   readonly adminKey: AdminKey;
   readonly sessions: SessionStore;
   readonly audit: AuditStore;
@@ -167,10 +167,10 @@ export async function createServices(
   }
 
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
-  const db: Db = openDatabaseOrExplain(path.join(config.dataDir, 'toolgate.db'), MIGRATIONS);
+  const db = await openDatabaseOrExplain({ dataDir: config.dataDir }, MIGRATIONS);
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   // Overlay dirs of forks deleted while the service was down mid-delete (now = 0: expired ones still count).
-  await workspaces.overlays.sweepOrphans((id) => sessions.get(id, 0) !== undefined);
+  await workspaces.overlays.sweepOrphans(async (id) => (await sessions.get(id, 0)) !== undefined);
   const metrics = new Metrics();
   metrics.setSource('toolgate_active_sessions', () => sessions.countActive());
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
@@ -194,7 +194,7 @@ export async function createServices(
       }),
     );
   });
-  const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
+  const audit = await AuditStore.open(db, path.join(config.dataDir, 'audit.journal'));
   const stats = new StatsStore(db, audit);
   const folderWatcher = config.toolsDir
     ? new ToolFolderWatcher(config.toolsDir, {
@@ -314,12 +314,10 @@ export async function createServices(
       metrics.callEnded(info);
       // The operator looking at a session does not keep it from expiring idle.
       if (info.operatorRead) return;
-      try {
-        sessions.touch(info.sessionId);
-      } catch (err) {
-        // Last-use tracking must never fail a call (e.g. a busy database during shutdown).
+      // Last-use tracking must never fail a call (e.g. a busy database during shutdown).
+      sessions.touch(info.sessionId).catch((err: unknown) => {
         logger.warn({ err, sessionId: info.sessionId }, 'could not record session use');
-      }
+      });
     },
   });
 
@@ -368,7 +366,7 @@ export async function createServices(
       name: 'runtimes',
       forgetSession: (id) => runtimes.remove(id),
       // Containers and pods of sessions that are gone (deleted, expired, or unknown to this data dir).
-      sweep: () => runtimes.sweep((id) => sessions.get(id) !== undefined),
+      sweep: () => runtimes.sweep(async (id) => (await sessions.get(id)) !== undefined),
       close: () => runtimes.close(),
     },
     // After the runtimes: their sockets are closed with them; what is left (web_fetch) goes here.
@@ -400,13 +398,13 @@ export async function createServices(
   ];
 
   const deleteSession = async (id: string): Promise<boolean> => {
-    const existed = sessions.delete(id);
+    const existed = await sessions.delete(id);
     await forgetSession(parts, id);
     return existed;
   };
 
   const sweep = async (now = Date.now()) => {
-    const expired = sessions.expiredIds(now);
+    const expired = await sessions.expiredIds(now);
     for (const id of expired) await deleteSession(id);
     const swept = await sweepAll(parts, now);
     return { sessions: expired.length, auditRows: swept.get('audit') ?? 0 };

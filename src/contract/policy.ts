@@ -4,7 +4,7 @@
 // engine/steps.ts; the app makes every listed policy's state at startup.
 import type { Config } from '../config.js';
 import type { ToolLogger } from '../lib/logger.js';
-import type { Db } from '../store/db.js';
+import type { SqlDatabase } from '../store/sql.js';
 import type { AuditStore } from '../store/audit.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import type { Middleware } from './call.js';
@@ -12,7 +12,7 @@ import type { Middleware } from './call.js';
 /** What a policy makes its state from. */
 export interface PolicyContext {
   readonly config: Config;
-  readonly db: Db;
+  readonly db: SqlDatabase;
   readonly logger: ToolLogger;
   /** For rows a policy writes outside a call (an approval decided or expired). */
   readonly audit: AuditStore;

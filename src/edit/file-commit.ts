@@ -33,11 +33,11 @@ export async function commitWrites(
     for (const write of writes) {
       if (write.bytes === null) {
         await history.stash(change, ctx.workspace, write.relative);
-        ctx.services.fileReads.forget(ctx.session.id, write.relative);
+        await ctx.services.fileReads.forget(ctx.session.id, write.relative);
       } else {
         await history.snapshot(change, ctx.workspace, write.relative, write.previous);
         const written = await ctx.workspace.writeFile(write.relative, write.bytes, write.mode);
-        rememberFile(ctx, write.relative, written.stat, sha256(write.bytes));
+        await rememberFile(ctx, write.relative, written.stat, sha256(write.bytes));
       }
       done.push(write);
     }
@@ -55,13 +55,13 @@ export async function commitWrites(
 async function rollBack(ctx: EditContext, changeId: string, done: readonly PlannedWrite[]): Promise<void> {
   const { history } = ctx.services;
   for (const write of [...done].reverse()) {
-    const entry = history
-      .latestChange(ctx.session.id, write.relative)
-      .find((e) => e.changeId === changeId && e.path === write.relative);
+    const entry = (await history.latestChange(ctx.session.id, write.relative)).find(
+      (e) => e.changeId === changeId && e.path === write.relative,
+    );
     if (!entry) continue;
     if (entry.kind === 'absent') await ctx.workspace.remove(write.relative).catch(() => undefined);
     else await history.restoreInto(ctx.workspace, ctx.session.id, entry).catch(() => undefined);
-    ctx.services.fileReads.forget(ctx.session.id, write.relative);
+    await ctx.services.fileReads.forget(ctx.session.id, write.relative);
   }
   await history.drop(ctx.session.id, changeId);
 }

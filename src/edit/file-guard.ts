@@ -21,12 +21,12 @@ export const requiresReadBeforeEdit = (ctx: EditContext): boolean =>
   ctx.session.metadata.requireReadBeforeEdit === true;
 
 /** `current` is the hash of the file's bytes now, undefined when it does not exist. */
-export function checkFresh(
+export async function checkFresh(
   ctx: EditContext,
   relative: string,
   current: string | undefined,
   expected?: string,
-): void {
+): Promise<void> {
   if (expected !== undefined && expected.toLowerCase() !== current) {
     throw toolgateError('CONFLICT', `${relative} is not the version you expected (expected_sha256 differs)`, {
       suggestion: 'Read the file again and redo the change on its current content.',
@@ -34,7 +34,7 @@ export function checkFresh(
     });
   }
   if (current === undefined) return;
-  const seen = ctx.services.fileReads.get(ctx.session.id, relative);
+  const seen = await ctx.services.fileReads.get(ctx.session.id, relative);
   if (seen && seen.sha256 !== current) {
     throw toolgateError(
       'FILE_CHANGED_SINCE_READ',
@@ -58,8 +58,12 @@ export function rememberFile(
   relative: string,
   stat: Pick<FileStat, 'mtimeMs' | 'size'>,
   sha256: string,
-): void {
-  ctx.services.fileReads.record(ctx.session.id, relative, { sha256, mtimeMs: stat.mtimeMs, size: stat.size });
+): Promise<void> {
+  return ctx.services.fileReads.record(ctx.session.id, relative, {
+    sha256,
+    mtimeMs: stat.mtimeMs,
+    size: stat.size,
+  });
 }
 
 /** Locks are per session and relative path: two sessions never share a file. */

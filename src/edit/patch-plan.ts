@@ -33,7 +33,7 @@ export interface FilePlan {
 /** Reads a file for a patch and checks it is the version the session (and expected_sha256) knows. */
 export async function load(ctx: EditContext, target: ResolvedPath, expected?: string) {
   const file = await loadTextFile(ctx.workspace, target.relative, ctx.limits.editMaxBytes);
-  checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, expected);
+  await checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, expected);
   return file;
 }
 

@@ -75,7 +75,7 @@ export async function runTextEdits(ctx: EditContext, tool: string, request: Text
         suggestion: 'Create it with write_file, or with edit_file and an empty old_string.',
       });
     }
-    checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, request.expected_sha256);
+    await checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, request.expected_sha256);
     // A file with mixed line endings is edited byte for byte; otherwise edits match on LF text.
     const normalize = file.crlf || !file.text.includes('\r') ? toLf : (text: string) => text;
     let text = file.text;

@@ -110,11 +110,8 @@ export function beginTransfer(
         entryPoint: request ? 'rest' : 'mcp',
         inputSummary: summarizeInput(spec.input),
       });
-      try {
-        services.sessions.touch(session.id);
-      } catch {
-        // last-use tracking never fails a transfer
-      }
+      // Last-use tracking never fails a transfer.
+      services.sessions.touch(session.id).catch(() => undefined);
     },
   };
   if (request) request.callInfo = { sessionId: session.id, tool: spec.name, callId };

@@ -72,8 +72,13 @@ export function registerAuth(app: FastifyInstance): void {
   };
 
   app.decorateRequest('principal', null);
-  /** Authenticates the request; returns the error to count as a failed attempt, or undefined. */
-  const authenticate = (request: FastifyRequest): ToolgateError | undefined => {
+  /**
+   * Authenticates the request; returns the error to count as a failed attempt, or undefined. A token
+   * the session store has cached is answered in this call; only a lookup in the database is a promise.
+   */
+  const authenticate = (
+    request: FastifyRequest,
+  ): ToolgateError | undefined | Promise<ToolgateError | undefined> => {
     const header = request.headers.authorization;
     if (!header) return unauthorized(request, 'missing', 'Missing bearer token');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -84,10 +89,17 @@ export function registerAuth(app: FastifyInstance): void {
       request.principal = { kind: 'admin' };
       return undefined;
     }
-    const session = app.services.sessions.getByTokenHash(tokenDigest.toString('hex'));
-    if (!session) return unauthorized(request, 'invalid', 'Invalid or expired token');
-    request.principal = { kind: 'session', session };
-    return undefined;
+    const hash = tokenDigest.toString('hex');
+    const cached = app.services.sessions.cachedByTokenHash(hash);
+    if (cached) {
+      request.principal = { kind: 'session', session: cached };
+      return undefined;
+    }
+    return app.services.sessions.getByTokenHash(hash).then((session) => {
+      if (!session) return unauthorized(request, 'invalid', 'Invalid or expired token');
+      request.principal = { kind: 'session', session };
+      return undefined;
+    });
   };
 
   // Callback style: the common case (a valid token) completes without a promise.
@@ -95,9 +107,7 @@ export function registerAuth(app: FastifyInstance): void {
     const access = request.routeOptions.config?.access ?? 'any';
     // Unknown routes answer 404 to everyone: a typo deserves the right hint, and there is nothing to protect.
     if (access === 'public' || request.is404) return done();
-    try {
-      refuseIfBlocked(request.ip, Date.now());
-      const failure = authenticate(request);
+    const settle = (failure: ToolgateError | undefined) => {
       if (failure) {
         countFailure(request.ip, failure).catch(done);
         return;
@@ -108,6 +118,12 @@ export function registerAuth(app: FastifyInstance): void {
         });
       }
       done();
+    };
+    try {
+      refuseIfBlocked(request.ip, Date.now());
+      const failure = authenticate(request);
+      if (failure instanceof Promise) failure.then(settle).catch(done);
+      else settle(failure);
     } catch (err) {
       done(err as Error);
     }
@@ -115,14 +131,18 @@ export function registerAuth(app: FastifyInstance): void {
 }
 
 /** The session a caller names by id: admins see any live session, a session token only its own (else 404). */
-export function sessionForRequest(app: FastifyInstance, request: FastifyRequest, id: string): SessionRecord {
+export async function sessionForRequest(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  id: string,
+): Promise<SessionRecord> {
   const principal = request.principal;
   const session =
     principal?.kind === 'session'
       ? principal.session.id === id
         ? principal.session
         : undefined
-      : app.services.sessions.get(id);
+      : await app.services.sessions.get(id);
   if (!session) throw toolgateError('SESSION_NOT_FOUND', `Session ${id.slice(0, 80)} not found`);
   return session;
 }

@@ -18,7 +18,7 @@ export async function callToolForRoute(
   input: unknown,
   options: { read?: boolean } = {},
 ): Promise<unknown> {
-  const session = sessionForRequest(app, request, sessionId);
+  const session = await sessionForRequest(app, request, sessionId);
   const caller = request.principal!.kind;
   const outcome: CallOutcome = await app.services.pipeline.execute({
     toolName,

@@ -14,7 +14,7 @@ export interface CallEndMetric {
   durationMs: number;
 }
 
-type GaugeSource = () => number;
+type GaugeSource = () => number | Promise<number>;
 
 /** What the runtime manager reports at scrape time. */
 export interface RuntimeMetricsSource {
@@ -235,8 +235,8 @@ export class Metrics {
       name,
       help,
       registers: [this.registry],
-      collect() {
-        this.set(sources.get(name)?.() ?? 0);
+      async collect() {
+        this.set((await sources.get(name)?.()) ?? 0);
       },
     });
   }

@@ -4,7 +4,8 @@
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { makeDirs, nearestExisting } from '../lib/make-dirs.js';
-import { openDatabase, type Db, type Migration } from '../store/db.js';
+import { openSqlDatabase, type DatabaseChoice } from '../store/open.js';
+import type { Migration, SqlDatabase } from '../store/sql.js';
 
 export class StartupError extends Error {
   constructor(message: string) {
@@ -59,10 +60,13 @@ export async function prepareDataDir(dir: string, subdirs: readonly string[] = [
   }
 }
 
-/** Opens the database with a message that names the file when it is damaged or not one. */
-export function openDatabaseOrExplain(file: string, migrations: readonly Migration[]): Db {
+/** Opens the database with a message that names it (the SQLite file) when it is damaged or not one. */
+export async function openDatabaseOrExplain(
+  choice: DatabaseChoice,
+  migrations: readonly Migration[],
+): Promise<SqlDatabase> {
   try {
-    return openDatabase(file, migrations);
+    return await openSqlDatabase(choice, migrations);
   } catch (err) {
     const code = errnoCode(err);
     const hint =
@@ -71,7 +75,8 @@ export function openDatabaseOrExplain(file: string, migrations: readonly Migrati
         : code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN'
           ? '; check that the data dir is writable'
           : '';
-    throw new StartupError(`database ${file}: ${(err as Error).message}${hint}`);
+    const name = choice.url ? 'the configured database' : path.join(choice.dataDir, 'toolgate.db');
+    throw new StartupError(`database ${name}: ${(err as Error).message}${hint}`);
   }
 }
 

@@ -64,7 +64,7 @@ export default async function archiveRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const target = request.query.path;
       const transfer = await admitTransfer(app.services, request, session, {
         name: 'archive_extract',
@@ -122,7 +122,7 @@ export default async function archiveRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const { path: target, format, gitignore } = request.query;
       const transfer = await admitTransfer(app.services, request, session, {
         name: 'archive_download',

@@ -87,8 +87,8 @@ export default async function auditRoutes(fastify: FastifyInstance): Promise<voi
         throw toolgateError('VALIDATION_FAILED', 'until must be an ISO-8601 time or epoch ms');
       const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isIdCursor);
       if (q.cursor !== undefined && !cursor) throw toolgateError('VALIDATION_FAILED', 'Invalid cursor');
-      const rows = app.services.audit.query({
-        sessionId: scopedSessionId(app, request, q.sessionId),
+      const rows = await app.services.audit.query({
+        sessionId: await scopedSessionId(app, request, q.sessionId),
         tool: q.tool,
         status: q.status,
         since,

@@ -35,7 +35,7 @@ export default async function batchCallRoutes(app: FastifyInstance): Promise<voi
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const batch = parseBatch(request.body, registry);
       const results = await executeBatch({ pipeline, registry, turns }, batch, {
         session,

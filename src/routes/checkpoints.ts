@@ -117,7 +117,7 @@ export default async function checkpointRoutes(fastify: FastifyInstance): Promis
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       if (request.principal?.kind === 'session' && !session.permissions.includes('write')) {
         throw toolgateError('PERMISSION_DENIED', 'Deleting a checkpoint needs the write permission', {
           details: { missing: ['write'] },

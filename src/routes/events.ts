@@ -58,7 +58,7 @@ export default async function eventRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const after = lastEventId(request.headers['last-event-id'], request.query.last_event_id);
       const stream = openEventStream(reply, request.query.heartbeat_ms);
       // The padding comment makes some clients (and proxies) deliver the stream's start at once.

@@ -62,7 +62,7 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const filePath = wildcard(request.params);
       const expected = request.headers['expected-sha256'] ?? request.query.expected_sha256;
       const transfer = await admitTransfer(app.services, request, session, {
@@ -92,7 +92,7 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
           throw toolgateError('INTERNAL_ERROR', 'The upload finished as something else');
         // The session wrote it, so it knows this version: its next edit needs no fresh read.
         if (request.principal?.kind === 'session')
-          fileReads.record(session.id, result.relative, {
+          await fileReads.record(session.id, result.relative, {
             sha256: result.sha256,
             mtimeMs: result.stat.mtimeMs,
             size: result.stat.size,
@@ -137,7 +137,7 @@ export default async function fileRoutes(fastify: FastifyInstance): Promise<void
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const filePath = wildcard(request.params);
       const rangeHeader = request.headers.range;
       const transfer = await admitTransfer(app.services, request, session, {

@@ -67,7 +67,7 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
       },
     },
     async (request, reply) => {
-      const parent = sessionForRequest(app, request, request.params.id);
+      const parent = await sessionForRequest(app, request, request.params.id);
       if (request.principal?.kind === 'session' && config.profiles[parent.profile]?.fork !== true) {
         throw toolgateError('PERMISSION_DENIED', `Profile "${parent.profile}" may not fork sessions`, {
           suggestion: 'Ask the operator: forking needs the admin key or a profile with "fork": true.',
@@ -84,7 +84,7 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
       }
       const now = Date.now();
       const { id: _id, createdAt: _createdAt, ...policy } = parent;
-      const { session, token } = sessions.create(
+      const { session, token } = await sessions.create(
         { ...policy, metadata: { ...parent.metadata, ...body.metadata }, expiresAt: now + ttlSeconds * 1000 },
         now,
       );
@@ -111,9 +111,9 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
         copied = { ...counts, copy: overlay ? 'overlay' : 'full' };
         if (include.has('todos')) {
           const { todos } = app.services;
-          todos.replace(session.id, todos.list(parent.id));
+          await todos.replace(session.id, await todos.list(parent.id));
         }
-        if (include.has('reads')) app.services.fileReads.copySession(parent.id, session.id);
+        if (include.has('reads')) await app.services.fileReads.copySession(parent.id, session.id);
       } catch (err) {
         // All or nothing, as for a new session whose seed files failed.
         await app.services.deleteSession(session.id);

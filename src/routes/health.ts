@@ -53,9 +53,7 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       const { db, workspaces } = app.services;
       const checks: Record<string, Static<typeof Check>> = {};
       try {
-        // BEGIN IMMEDIATE takes the write lock: proves the database is writable without writing a row.
-        db.prepare('BEGIN IMMEDIATE').run();
-        db.prepare('ROLLBACK').run();
+        await db.checkWritable();
         checks.database = { ok: true };
       } catch (err) {
         checks.database = { ok: false, detail: (err as Error).message };

@@ -3,14 +3,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sessionForRequest } from '../http/auth.js';
 
-export function scopedSessionId(
+export async function scopedSessionId(
   app: FastifyInstance,
   request: FastifyRequest,
   requested: string | undefined,
-): string | undefined {
+): Promise<string | undefined> {
   const principal = request.principal;
   if (principal?.kind === 'session') {
-    if (requested !== undefined) sessionForRequest(app, request, requested);
+    if (requested !== undefined) await sessionForRequest(app, request, requested);
     return principal.session.id;
   }
   return requested;

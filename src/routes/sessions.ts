@@ -212,7 +212,10 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       // A bad source is refused before the session exists.
       const source = await openSource(app.services, { archive, archive_base64, template, git });
       const now = Date.now();
-      const { session, token } = sessions.create(sessionPolicy(policyRequest, config, registry, now), now);
+      const { session, token } = await sessions.create(
+        sessionPolicy(policyRequest, config, registry, now),
+        now,
+      );
       try {
         await workspaces.create(session.id);
         if (source) await labelled('Source', applySource(app.services, session, source));
@@ -255,7 +258,7 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       const { limit, cursor } = request.query;
       const after = cursor === undefined ? undefined : decodeCursor(cursor, isCursor);
       if (cursor !== undefined && !after) throw toolgateError('VALIDATION_FAILED', 'Invalid cursor');
-      const page = sessions.list(limit, after);
+      const page = await sessions.list(limit, after);
       const last = page.at(-1);
       return {
         sessions: page.map((s) => ({
@@ -282,7 +285,7 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const runtime = app.services.runtimes.for(session);
       const disk = (await runtime.call('usage', {})).result;
       const view = {
@@ -324,7 +327,7 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       await app.services.deleteSession(session.id);
       return reply.code(204).send(null);
     },

@@ -85,8 +85,8 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
       const since = parseTime(request.query.since);
       if (since === null)
         throw toolgateError('VALIDATION_FAILED', 'since must be an ISO-8601 time or epoch ms');
-      const report = app.services.stats.report({
-        sessionId: scopedSessionId(app, request, request.query.sessionId),
+      const report = await app.services.stats.report({
+        sessionId: await scopedSessionId(app, request, request.query.sessionId),
         tool: request.query.tool,
         since,
       });
@@ -142,8 +142,8 @@ export default async function statsRoutes(fastify: FastifyInstance): Promise<voi
           { suggestion: 'Use larger buckets (bucketSeconds) or a shorter range.' },
         );
       }
-      const buckets = app.services.stats.timeline({
-        sessionId: scopedSessionId(app, request, request.query.sessionId),
+      const buckets = await app.services.stats.timeline({
+        sessionId: await scopedSessionId(app, request, request.query.sessionId),
         tool: request.query.tool,
         since,
         until,

@@ -24,8 +24,8 @@ export default async function todoRoutes(fastify: FastifyInstance): Promise<void
       },
     },
     async (request) => {
-      const session = sessionForRequest(app, request, request.params.id);
-      return { todos: todos.list(session.id) };
+      const session = await sessionForRequest(app, request, request.params.id);
+      return { todos: await todos.list(session.id) };
     },
   );
 }

@@ -22,7 +22,7 @@ export default async function toolCallRoutes(app: FastifyInstance): Promise<void
     reply: FastifyReply,
     toolName: string,
   ) => {
-    const session = sessionForRequest(app, request, request.params.id);
+    const session = await sessionForRequest(app, request, request.params.id);
     // Accept: text/event-stream → start, output chunks and end (the result envelope) as Server-Sent Events.
     const stream = wantsEventStream(request) ? openCallStream(reply, session.id, toolName) : undefined;
     const outcome = await pipeline.execute({

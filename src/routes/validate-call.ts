@@ -41,7 +41,7 @@ export default async function validateCallRoutes(fastify: FastifyInstance): Prom
       },
     },
     async (request) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const { entry, input } = await pipeline.check({
         toolName: request.params.name,
         input: request.body,

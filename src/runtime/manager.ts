@@ -189,14 +189,14 @@ export class RuntimeManager {
   reattachRunning(
     sessionOf: (
       sessionId: string,
-    ) => { id: string; permissions: readonly string[]; image?: string | null } | undefined,
+    ) => Promise<{ id: string; permissions: readonly string[]; image?: string | null } | undefined>,
   ): void {
     const list = this.backend.runningSessions?.();
     if (!list) return;
     void list
       .then(async (ids) => {
         for (const id of ids) {
-          const session = sessionOf(id);
+          const session = await sessionOf(id);
           if (session && !this.closing)
             await this.for(session)
               .call('ping', {})
@@ -209,7 +209,7 @@ export class RuntimeManager {
   }
 
   /** Removes the runtimes (containers, pods) of sessions that are not live; backends without any: 0. */
-  async sweep(isLive: (sessionId: string) => boolean): Promise<number> {
+  async sweep(isLive: (sessionId: string) => Promise<boolean>): Promise<number> {
     if (!this.backend.sweep) return 0;
     return this.backend.sweep((id) => this.runtimes.has(id) || isLive(id));
   }

@@ -340,11 +340,11 @@ export class OverlayWorkspaces {
    * At start-up, after a crash between the steps of a delete or a fork: overlay dirs and tree uses of
    * sessions that no longer exist, then trees nobody uses and unused blob inodes. Returns the sessions swept.
    */
-  async sweepOrphans(isLive: (sessionId: string) => boolean): Promise<number> {
+  async sweepOrphans(isLive: (sessionId: string) => Promise<boolean>): Promise<number> {
     const names = await fs.readdir(path.join(this.dir, 'sessions')).catch(() => [] as string[]);
     let swept = 0;
     for (const name of names) {
-      if (!SESSION_ID.test(name) || isLive(name)) continue;
+      if (!SESSION_ID.test(name) || (await isLive(name))) continue;
       await this.remove(name);
       swept++;
     }
@@ -352,7 +352,8 @@ export class OverlayWorkspaces {
       for (const tree of await fs.readdir(path.join(this.dir, 'trees')).catch(() => [] as string[])) {
         const users = path.join(this.dir, 'trees', tree, 'users');
         for (const user of await fs.readdir(users).catch(() => [] as string[])) {
-          if (!SESSION_ID.test(user) || !isLive(user)) await fs.rm(path.join(users, user), { force: true });
+          if (!SESSION_ID.test(user) || !(await isLive(user)))
+            await fs.rm(path.join(users, user), { force: true });
         }
         if ((await fs.readdir(users).catch(() => [])).length === 0) {
           await fs.rm(path.join(this.dir, 'trees', tree), { recursive: true, force: true });

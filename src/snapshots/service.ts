@@ -95,7 +95,7 @@ export class SnapshotService {
   /** Removes those of `candidates` that no manifest of the session holds. */
   private async collect(sessionId: string, candidates: string[]): Promise<void> {
     const store = this.store(sessionId);
-    const ids = [START, HEAD, ...this.checkpoints.list(sessionId).map((c) => c.id)];
+    const ids = [START, HEAD, ...(await this.checkpoints.list(sessionId)).map((c) => c.id)];
     const referenced = new Set<string>();
     for (const id of ids)
       for (const sha of blobsOf((await store.readManifest(id)) ?? EMPTY_MANIFEST)) referenced.add(sha);
@@ -118,22 +118,22 @@ export class SnapshotService {
     });
   }
 
-  list(sessionId: string): Checkpoint[] {
+  list(sessionId: string): Promise<Checkpoint[]> {
     return this.checkpoints.list(sessionId);
   }
 
-  get(sessionId: string, id: string): Checkpoint {
-    const checkpoint = CHECKPOINT_ID.test(id) ? this.checkpoints.get(sessionId, id) : undefined;
+  async get(sessionId: string, id: string): Promise<Checkpoint> {
+    const checkpoint = CHECKPOINT_ID.test(id) ? await this.checkpoints.get(sessionId, id) : undefined;
     if (!checkpoint) throw checkpointNotFound(id);
     return checkpoint;
   }
 
   async deleteCheckpoint(sessionId: string, id: string): Promise<void> {
-    this.get(sessionId, id);
+    await this.get(sessionId, id);
     await this.exclusive(sessionId, async () => {
       const store = this.store(sessionId);
       const manifest = await store.readManifest(id);
-      this.checkpoints.delete(sessionId, id);
+      await this.checkpoints.delete(sessionId, id);
       await store.removeManifest(id);
       if (manifest) await this.collect(sessionId, [...blobsOf(manifest)]);
     });
@@ -141,7 +141,7 @@ export class SnapshotService {
 
   /** The manifest a `since` names: `start` or a checkpoint id. */
   private async base(sessionId: string, since: string): Promise<Manifest> {
-    if (since !== START) this.get(sessionId, since);
+    if (since !== START) await this.get(sessionId, since);
     const manifest = await this.store(sessionId).readManifest(since);
     if (!manifest) {
       if (since === START) {
@@ -155,7 +155,7 @@ export class SnapshotService {
   }
 
   async restore(sessionId: string, workspace: Workspace, id: string): Promise<Applied> {
-    this.get(sessionId, id);
+    await this.get(sessionId, id);
     return this.exclusive(sessionId, async () => {
       const store = this.store(sessionId);
       const target = await this.base(sessionId, id);
@@ -220,7 +220,7 @@ export class SnapshotService {
       const taken = await this.snapshotNow(parentId, parent);
       const copied: { checkpoint: Checkpoint; manifest: Manifest }[] = [];
       if (options.withCheckpoints) {
-        for (const checkpoint of this.checkpoints.list(parentId)) {
+        for (const checkpoint of await this.checkpoints.list(parentId)) {
           const kept = await parentStore.readManifest(checkpoint.id);
           if (kept) copied.push({ checkpoint, manifest: kept });
         }
@@ -252,7 +252,7 @@ export class SnapshotService {
       await childStore.writeManifest(HEAD, start);
       for (const { checkpoint, manifest: kept } of checkpoints) {
         await childStore.writeManifest(checkpoint.id, kept);
-        this.checkpoints.add(childId, { ...checkpoint, createdAt: Date.parse(checkpoint.createdAt) });
+        await this.checkpoints.add(childId, { ...checkpoint, createdAt: Date.parse(checkpoint.createdAt) });
       }
     });
     if (lowerFile) this.adoptFromTree(childId, manifest, lowerFile);

@@ -1,10 +1,11 @@
 // The audit log: one row per tool call (including refused ones). A row is appended to a journal file
 // (one write(2), no fsync) before the response is sent, so an acknowledged call survives a process crash;
-// rows reach SQLite in batches a few milliseconds later — one commit for many calls, since the commit,
-// not the insert, is what costs. On start, rows left in the journal by a crash are recovered.
+// rows reach the database in batches a few milliseconds later — one commit for many calls, since the
+// commit, not the insert, is what costs. On start (AuditStore.open), rows a crash left in the journal are
+// recovered.
 import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import type { Db, Migration } from './db.js';
+import type { Migration, SqlDatabase, SqlQueries, SqlValue } from './sql.js';
 
 export const auditMigrations: Migration[] = [
   {
@@ -209,9 +210,64 @@ export function auditFilter(query: Omit<AuditQuery, 'limit' | 'beforeId'> & { be
   return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }
 
+/** The columns of an audit row as the insert binds them, in order. */
+const INSERT_COLUMNS = `call_id, ts, session_id, tool, category, status, error_code, http_status, duration_ms,
+  bytes_in, bytes_out, caller, entry_point, input_summary, journal_key, attempts, duplicate, decided_by,
+  reason, wire_tool`;
+const COLUMN_COUNT = 20;
+/** Rows per INSERT: one statement for many rows (one round trip on PostgreSQL), well below either
+ * engine's bound on parameters per statement. */
+const ROWS_PER_INSERT = 100;
+
+/** `(?, …, ?), …` for `rows` rows; texts for each row count are built once. */
+const valuesText = new Map<number, string>();
+const insertText = (rows: number): string => {
+  let text = valuesText.get(rows);
+  if (!text) {
+    const row = `(${new Array<string>(COLUMN_COUNT).fill('?').join(', ')})`;
+    // DO NOTHING without a target: a row whose journal key is in already (recovery's replay) is skipped.
+    text = `INSERT INTO audit (${INSERT_COLUMNS}) VALUES ${new Array<string>(rows).fill(row).join(', ')}
+      ON CONFLICT DO NOTHING`;
+    valuesText.set(rows, text);
+  }
+  return text;
+};
+
+/** Inserts `rows` in statements of up to ROWS_PER_INSERT rows (inside the caller's transaction). */
+async function insertRows(tx: SqlQueries, rows: readonly JournaledEntry[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    const chunk = rows.slice(start, start + ROWS_PER_INSERT);
+    // Positional parameters: every call's row passes here, and binding by name looks each one up.
+    const params: SqlValue[] = [];
+    for (const row of chunk) {
+      params.push(
+        row.callId,
+        row.ts,
+        row.sessionId,
+        row.tool,
+        row.category,
+        row.status,
+        row.errorCode,
+        row.httpStatus,
+        row.durationMs,
+        row.bytesIn,
+        row.bytesOut,
+        row.caller,
+        row.entryPoint,
+        row.inputSummary,
+        row.journalKey ?? null,
+        row.attempts ?? 1,
+        row.duplicate === true ? 1 : 0,
+        row.decidedBy ?? null,
+        row.reason ?? null,
+        row.wireTool ?? null,
+      );
+    }
+    await tx.run(insertText(chunk.length), params);
+  }
+}
+
 export class AuditStore {
-  private readonly insertBatch;
-  private readonly purge;
   private readonly journal: number;
   private readonly keyPrefix = randomBytes(6).toString('base64url');
   private sequence = 0;
@@ -220,6 +276,8 @@ export class AuditStore {
   /** Bytes in the journal file (it is emptied after each commit that leaves nothing pending). */
   private journalBytes = 0;
   private journalFailures = 0;
+  /** The commit under way: flushes run one at a time (a second waits, then commits what is left). */
+  private flushing: Promise<void> | undefined;
 
   /** Rows recordBeforeAnswer took this turn, not yet in the journal, and the promise their write settles. */
   private turnLines: string[] = [];
@@ -232,60 +290,40 @@ export class AuditStore {
   private spilled = false;
   private rowsDropped = 0;
 
-  constructor(
-    private readonly db: Db,
+  /** Commits the rows a crash left in the journal, then opens the store on it. */
+  static async open(db: SqlDatabase, journalPath: string, maxPendingRows?: number): Promise<AuditStore> {
+    await AuditStore.recover(db, journalPath);
+    return new AuditStore(db, journalPath, maxPendingRows);
+  }
+
+  private constructor(
+    private readonly db: SqlDatabase,
     private readonly journalPath: string,
     /**
-     * Rows held in memory for the next commit. While SQLite cannot commit (a full disk), rows past this
-     * wait in the journal only; rows neither can take are dropped and counted (droppedRows).
+     * Rows held in memory for the next commit. While the database cannot commit (a full disk), rows past
+     * this wait in the journal only; rows neither can take are dropped and counted (droppedRows).
      */
     private readonly maxPendingRows = 100_000,
   ) {
-    const insert = db.prepare(
-      `INSERT OR IGNORE INTO audit (call_id, ts, session_id, tool, category, status, error_code, http_status,
-         duration_ms, bytes_in, bytes_out, caller, entry_point, input_summary, journal_key,
-         attempts, duplicate, decided_by, reason, wire_tool)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    // Positional parameters: every call's row passes here, and binding by name looks each one up (and
-    // needed a copy of the row for the two columns that are stored differently).
-    this.insertBatch = db.transaction((rows: JournaledEntry[]) => {
-      for (const row of rows) {
-        insert.run(
-          row.callId,
-          row.ts,
-          row.sessionId,
-          row.tool,
-          row.category,
-          row.status,
-          row.errorCode,
-          row.httpStatus,
-          row.durationMs,
-          row.bytesIn,
-          row.bytesOut,
-          row.caller,
-          row.entryPoint,
-          row.inputSummary,
-          row.journalKey ?? null,
-          row.attempts ?? 1,
-          row.duplicate === true ? 1 : 0,
-          row.decidedBy ?? null,
-          row.reason ?? null,
-          row.wireTool ?? null,
-        );
-      }
-    });
-    this.purge = db.prepare('DELETE FROM audit WHERE ts < ?');
-    this.recover();
     // O_APPEND: after the journal is truncated, the next write lands at its start again.
     this.journal = openSync(journalPath, 'a', 0o600);
   }
 
+  /** Commits `rows` in one transaction. */
+  private insertBatch(rows: readonly JournaledEntry[]): Promise<void> {
+    return AuditStore.insertBatch(this.db, rows);
+  }
+
+  private static async insertBatch(db: SqlDatabase, rows: readonly JournaledEntry[]): Promise<void> {
+    if (rows.length === 0) return;
+    await db.transaction((tx) => insertRows(tx, rows));
+  }
+
   /** Every row in the journal file (a torn line is dropped: its call was never acknowledged). */
-  private journalRows(): JournaledEntry[] {
+  private static journalRows(journalPath: string): JournaledEntry[] {
     let text: string;
     try {
-      text = readFileSync(this.journalPath, 'utf8');
+      text = readFileSync(journalPath, 'utf8');
     } catch {
       return [];
     }
@@ -301,11 +339,10 @@ export class AuditStore {
   }
 
   /** Rows a crash left in the journal are committed before anything else. */
-  private recover(): void {
-    const rows = this.journalRows();
-    if (rows.length) this.insertBatch(rows);
+  private static async recover(db: SqlDatabase, journalPath: string): Promise<void> {
+    await AuditStore.insertBatch(db, AuditStore.journalRows(journalPath));
     try {
-      const fd = openSync(this.journalPath, 'r+');
+      const fd = openSync(journalPath, 'r+');
       ftruncateSync(fd, 0);
       closeSync(fd);
     } catch {
@@ -314,7 +351,7 @@ export class AuditStore {
   }
 
   /**
-   * Durable against a process crash when it returns; committed to SQLite shortly after. On a full or
+   * Durable against a process crash when it returns; committed to the database shortly after. On a full or
    * failing disk the journal cannot take the row: it is kept in memory and committed with the next
    * commit that succeeds (only a crash before then would lose it). The call it records still succeeds.
    * The store keeps `entry` itself as the row (adding its journal key): pass a fresh object.
@@ -422,61 +459,81 @@ export class AuditStore {
    * rows stay in the journal (they are durable there) and in `pending`, and the commit is retried.
    */
   private flushInBackground(): void {
-    try {
-      this.flush();
-    } catch {
+    this.flush().catch(() => {
       this.timer ??= setTimeout(() => this.flushInBackground(), RETRY_DELAY_MS);
       this.timer.unref();
+    });
+  }
+
+  /**
+   * Commits every pending row now; readers call it first so they see every acknowledged call. One
+   * commit at a time: a flush asked for while one runs waits for it, then commits the rows left.
+   */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing.catch(() => undefined);
+    const commit = this.commitPending();
+    this.flushing = commit;
+    try {
+      await commit;
+    } finally {
+      if (this.flushing === commit) this.flushing = undefined;
     }
   }
 
-  /** Commits every pending row now; readers call it first so they see every acknowledged call. */
-  flush(): void {
+  private async commitPending(): Promise<void> {
     // This turn's rows go to the journal first: a row past the memory cap has no other copy.
     this.writeTurn();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0 && !this.spilled) return;
     const batch = this.pending;
-    // Only a committed batch leaves the journal and the pending list: a failed commit is retried.
-    this.insertBatch(batch);
+    // Only a committed batch leaves the journal and the pending list: a failed commit is retried. Rows
+    // recorded while it commits are appended to `pending` behind the batch.
+    await this.insertBatch(batch);
     this.pending = this.pending.slice(batch.length);
     if (this.spilled) {
       // Rows that waited in the journal only: commit all of it (rows already in are ignored by key).
-      this.insertBatch(this.journalRows());
       this.spilled = false;
+      try {
+        await this.insertBatch(AuditStore.journalRows(this.journalPath));
+      } catch (err) {
+        this.spilled = true;
+        throw err;
+      }
     }
-    if (this.pending.length === 0) {
+    if (this.pending.length === 0 && !this.spilled && this.turnLines.length === 0) {
       ftruncateSync(this.journal, 0);
       this.journalBytes = 0;
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     try {
-      this.flush();
+      await this.flush();
     } catch {
       // Rows that cannot be committed now stay in the journal; the next start commits them.
     }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     closeSync(this.journal);
   }
 
-  query(query: AuditQuery): AuditRow[] {
-    this.flush();
+  async query(query: AuditQuery): Promise<AuditRow[]> {
+    await this.flush();
     const { where, params } = auditFilter(query);
-    // Statements built from a fixed set of clauses; better-sqlite3 caches nothing across prepare calls,
-    // but preparing is cheap next to a listing.
-    const rows = this.db
-      .prepare(`SELECT * FROM audit ${where} ORDER BY id DESC LIMIT @limit`)
-      .all({ ...params, limit: query.limit }) as RawAuditRow[];
+    // Statements built from a fixed set of clauses: the driver keeps each text's statement.
+    const rows = await this.db.all<RawAuditRow>(
+      `SELECT * FROM audit ${where} ORDER BY id DESC LIMIT @limit`,
+      { ...params, limit: query.limit },
+    );
     return rows.map(fromRow);
   }
 
   /** Deletes rows older than the retention window; returns how many went. */
-  deleteOlderThan(ts: number): number {
-    this.flush();
-    return this.purge.run(ts).changes;
+  async deleteOlderThan(ts: number): Promise<number> {
+    await this.flush();
+    return (await this.db.run('DELETE FROM audit WHERE ts < ?', [ts])).changes;
   }
 }

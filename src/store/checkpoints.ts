@@ -2,7 +2,7 @@
 // the session's snapshot store in the data dir (src/snapshots/blob-store.ts). Removed with the session.
 import { randomBytes } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import type { Db, Migration } from './db.js';
+import type { Migration, SqlDatabase } from './sql.js';
 
 export const checkpointMigrations: Migration[] = [
   {
@@ -19,6 +19,17 @@ export const checkpointMigrations: Migration[] = [
         PRIMARY KEY (session_id, id)
       );
     `,
+  },
+  {
+    // The list's order among checkpoints of the same millisecond: their order of creation, kept
+    // explicitly (it was SQLite's rowid, which PostgreSQL has not).
+    name: 'checkpoints_0002_seq',
+    sql: `
+      ALTER TABLE checkpoints ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+      UPDATE checkpoints SET seq = rowid;
+    `,
+    // PostgreSQL's tables are made by this list from empty: there is no earlier row to number.
+    postgres: 'ALTER TABLE checkpoints ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;',
   },
 ];
 
@@ -56,37 +67,44 @@ export const CHECKPOINT_ID = /^cp_[0-9a-f]{16}$/;
 export const newCheckpointId = (): string => `cp_${randomBytes(8).toString('hex')}`;
 
 export class CheckpointStore {
-  private readonly insertRow;
-  private readonly selectAll;
-  private readonly selectOne;
-  private readonly deleteRow;
+  constructor(private readonly db: SqlDatabase) {}
 
-  constructor(db: Db) {
-    this.insertRow = db.prepare(
-      `INSERT INTO checkpoints (session_id, id, name, created_at, files, bytes, added_bytes)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.selectAll = db.prepare('SELECT * FROM checkpoints WHERE session_id = ? ORDER BY created_at, rowid');
-    this.selectOne = db.prepare('SELECT * FROM checkpoints WHERE session_id = ? AND id = ?');
-    this.deleteRow = db.prepare('DELETE FROM checkpoints WHERE session_id = ? AND id = ?');
-  }
-
-  add(sessionId: string, checkpoint: Omit<Checkpoint, 'createdAt'> & { createdAt: number }): Checkpoint {
+  async add(
+    sessionId: string,
+    checkpoint: Omit<Checkpoint, 'createdAt'> & { createdAt: number },
+  ): Promise<Checkpoint> {
     const { id, name, createdAt, files, bytes, addedBytes } = checkpoint;
-    this.insertRow.run(sessionId, id, name, createdAt, files, bytes, addedBytes);
+    // seq: one past the session's newest (a session's checkpoints are made one at a time).
+    await this.db.run(
+      `INSERT INTO checkpoints (session_id, id, name, created_at, files, bytes, added_bytes, seq)
+       VALUES (@sessionId, @id, @name, @createdAt, @files, @bytes, @addedBytes,
+         (SELECT COALESCE(MAX(seq), 0) + 1 FROM checkpoints WHERE session_id = @sessionId))`,
+      { sessionId, id, name, createdAt, files, bytes, addedBytes },
+    );
     return { ...checkpoint, createdAt: new Date(createdAt).toISOString() };
   }
 
-  list(sessionId: string): Checkpoint[] {
-    return (this.selectAll.all(sessionId) as Row[]).map(fromRow);
+  async list(sessionId: string): Promise<Checkpoint[]> {
+    const rows = await this.db.all<Row>(
+      'SELECT * FROM checkpoints WHERE session_id = ? ORDER BY created_at, seq',
+      [sessionId],
+    );
+    return rows.map(fromRow);
   }
 
-  get(sessionId: string, id: string): Checkpoint | undefined {
-    const row = this.selectOne.get(sessionId, id) as Row | undefined;
+  async get(sessionId: string, id: string): Promise<Checkpoint | undefined> {
+    const row = await this.db.get<Row>('SELECT * FROM checkpoints WHERE session_id = ? AND id = ?', [
+      sessionId,
+      id,
+    ]);
     return row && fromRow(row);
   }
 
-  delete(sessionId: string, id: string): boolean {
-    return this.deleteRow.run(sessionId, id).changes > 0;
+  async delete(sessionId: string, id: string): Promise<boolean> {
+    const result = await this.db.run('DELETE FROM checkpoints WHERE session_id = ? AND id = ?', [
+      sessionId,
+      id,
+    ]);
+    return result.changes > 0;
   }
 }

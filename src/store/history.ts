@@ -8,7 +8,7 @@ import path from 'node:path';
 import { isOutOfSpace, isToolgateError, toolgateError } from '../lib/errors.js';
 import type { TreeEntry } from '../runtime/ops/tree.js';
 import type { Workspace } from '../runtime/workspace.js';
-import type { Db, Migration } from './db.js';
+import type { Migration, SqlDatabase } from './sql.js';
 import { makeDirs } from '../lib/make-dirs.js';
 
 export const historyMigrations: Migration[] = [
@@ -116,42 +116,11 @@ const fromRow = (row: Row): HistoryEntry => ({
 type NewEntry = Omit<HistoryEntry, 'id' | 'changeId' | 'tool' | 'createdAt'>;
 
 export class HistoryStore {
-  private readonly insert;
-  private readonly latestForPath;
-  private readonly byChange;
-  private readonly laterTouching;
-  private readonly deleteChange;
-  private readonly changesOfSession;
-  private readonly changesOfPath;
-
   constructor(
-    db: Db,
+    private readonly db: SqlDatabase,
     readonly dir: string,
     private readonly limits: HistoryLimits = DEFAULT_HISTORY_LIMITS,
-  ) {
-    this.insert = db.prepare(
-      `INSERT INTO file_history (session_id, change_id, tool, path, kind, blob, mode, link_target, moved_to, bytes,
-         created_at) VALUES (@sessionId, @changeId, @tool, @path, @kind, @blob, @mode, @linkTarget, @movedTo, @bytes,
-         @createdAt)`,
-    );
-    this.latestForPath = db.prepare(
-      `SELECT change_id FROM file_history WHERE session_id = ? AND (path = ? OR moved_to = ?) ORDER BY id DESC LIMIT 1`,
-    );
-    this.byChange = db.prepare(
-      'SELECT * FROM file_history WHERE session_id = ? AND change_id = ? ORDER BY id',
-    );
-    this.laterTouching = db.prepare(
-      `SELECT change_id FROM file_history WHERE session_id = ? AND id > ? AND (path = ? OR moved_to = ?) LIMIT 1`,
-    );
-    this.deleteChange = db.prepare('DELETE FROM file_history WHERE session_id = ? AND change_id = ?');
-    this.changesOfSession = db.prepare(
-      `SELECT change_id, SUM(bytes) AS bytes FROM file_history WHERE session_id = ? GROUP BY change_id ORDER BY MIN(id)`,
-    );
-    this.changesOfPath = db.prepare(
-      `SELECT change_id FROM file_history WHERE session_id = ? AND (path = ? OR moved_to = ?) GROUP BY change_id
-       ORDER BY MIN(id)`,
-    );
-  }
+  ) {}
 
   blobPath(sessionId: string, blob: string): string {
     return path.join(this.dir, sessionId, blob);
@@ -162,8 +131,25 @@ export class HistoryStore {
     return `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
   }
 
-  private add(change: ChangeRef, entry: NewEntry): void {
-    this.insert.run({ ...entry, ...change, createdAt: Date.now() });
+  private async add(change: ChangeRef, entry: NewEntry): Promise<void> {
+    await this.db.run(
+      `INSERT INTO file_history (session_id, change_id, tool, path, kind, blob, mode, link_target, moved_to, bytes,
+         created_at) VALUES (@sessionId, @changeId, @tool, @path, @kind, @blob, @mode, @linkTarget, @movedTo, @bytes,
+         @createdAt)`,
+      {
+        sessionId: change.sessionId,
+        changeId: change.changeId,
+        tool: change.tool,
+        path: entry.path,
+        kind: entry.kind,
+        blob: entry.blob,
+        mode: entry.mode,
+        linkTarget: entry.linkTarget,
+        movedTo: entry.movedTo,
+        bytes: entry.bytes,
+        createdAt: Date.now(),
+      },
+    );
   }
 
   /**
@@ -212,7 +198,7 @@ export class HistoryStore {
     try {
       if (tree !== undefined)
         await fs.writeFile(this.treeFile(change.sessionId, blob), tree, { mode: 0o600 });
-      this.add(change, entry(blob));
+      await this.add(change, entry(blob));
     } catch (err) {
       for (const file of [this.blobPath(change.sessionId, blob), this.treeFile(change.sessionId, blob)])
         rmSync(file, { force: true });
@@ -231,7 +217,7 @@ export class HistoryStore {
     const base = { path: relative, blob: null, mode: stat.mode, linkTarget: null, movedTo: null, bytes: 0 };
     const copy = async (): Promise<boolean> => {
       if (stat.type === 'symlink') {
-        this.add(change, { ...base, kind: 'symlink', linkTarget: linkTarget ?? '' });
+        await this.add(change, { ...base, kind: 'symlink', linkTarget: linkTarget ?? '' });
         return true;
       }
       if (stat.type === 'directory') {
@@ -314,8 +300,8 @@ export class HistoryStore {
     return blob;
   }
 
-  recordMove(change: ChangeRef, source: string, destination: string): void {
-    this.add(change, {
+  recordMove(change: ChangeRef, source: string, destination: string): Promise<void> {
+    return this.add(change, {
       path: source,
       kind: 'moved',
       blob: null,
@@ -327,22 +313,38 @@ export class HistoryStore {
   }
 
   /** The entries of the newest change that touched `relative`, in the order they were recorded. */
-  latestChange(sessionId: string, relative: string): HistoryEntry[] {
-    const row = this.latestForPath.get(sessionId, relative, relative) as { change_id: string } | undefined;
-    return row ? (this.byChange.all(sessionId, row.change_id) as Row[]).map(fromRow) : [];
+  async latestChange(sessionId: string, relative: string): Promise<HistoryEntry[]> {
+    const row = await this.db.get<{ change_id: string }>(
+      `SELECT change_id FROM file_history WHERE session_id = ? AND (path = ? OR moved_to = ?)
+       ORDER BY id DESC LIMIT 1`,
+      [sessionId, relative, relative],
+    );
+    return row ? (await this.entriesOf(sessionId, row.change_id)).map(fromRow) : [];
+  }
+
+  private entriesOf(sessionId: string, changeId: string): Promise<Row[]> {
+    return this.db.all<Row>('SELECT * FROM file_history WHERE session_id = ? AND change_id = ? ORDER BY id', [
+      sessionId,
+      changeId,
+    ]);
   }
 
   /** A change newer than `entry` that touched `relative`, if any (undo must not clobber it). */
-  laterChange(sessionId: string, entry: HistoryEntry, relative: string): string | undefined {
-    const row = this.laterTouching.get(sessionId, entry.id, relative, relative) as
-      { change_id: string } | undefined;
+  async laterChange(sessionId: string, entry: HistoryEntry, relative: string): Promise<string | undefined> {
+    const row = await this.db.get<{ change_id: string }>(
+      `SELECT change_id FROM file_history WHERE session_id = ? AND id > ? AND (path = ? OR moved_to = ?) LIMIT 1`,
+      [sessionId, entry.id, relative, relative],
+    );
     return row?.change_id;
   }
 
   /** Forgets a change and deletes its blobs. */
   async drop(sessionId: string, changeId: string): Promise<void> {
-    const rows = this.byChange.all(sessionId, changeId) as Row[];
-    this.deleteChange.run(sessionId, changeId);
+    const rows = await this.entriesOf(sessionId, changeId);
+    await this.db.run('DELETE FROM file_history WHERE session_id = ? AND change_id = ?', [
+      sessionId,
+      changeId,
+    ]);
     for (const row of rows) {
       if (!row.blob) continue;
       const files = [this.blobPath(sessionId, row.blob), this.treeFile(sessionId, row.blob)];
@@ -357,12 +359,22 @@ export class HistoryStore {
   async prune(sessionId: string, touched: readonly string[]): Promise<void> {
     const doomed = new Set<string>();
     for (const relative of touched) {
-      const changes = (this.changesOfPath.all(sessionId, relative, relative) as { change_id: string }[]).map(
-        (r) => r.change_id,
+      const rows = await this.db.all<{ change_id: string }>(
+        `SELECT change_id FROM file_history WHERE session_id = ? AND (path = ? OR moved_to = ?)
+         GROUP BY change_id ORDER BY MIN(id)`,
+        [sessionId, relative, relative],
       );
+      const changes = rows.map((r) => r.change_id);
       for (const id of changes.slice(0, Math.max(0, changes.length - this.limits.perFile))) doomed.add(id);
     }
-    const all = this.changesOfSession.all(sessionId) as { change_id: string; bytes: number }[];
+    // SUM over BIGINT is NUMERIC on PostgreSQL: cast back to an integer.
+    const all = (
+      await this.db.all<{ change_id: string; bytes: number }>(
+        `SELECT change_id, CAST(SUM(bytes) AS BIGINT) AS bytes FROM file_history WHERE session_id = ?
+         GROUP BY change_id ORDER BY MIN(id)`,
+        [sessionId],
+      )
+    ).map((c) => ({ change_id: c.change_id, bytes: Number(c.bytes) }));
     let count = all.filter((c) => !doomed.has(c.change_id)).length;
     let bytes = all.reduce((sum, c) => sum + (doomed.has(c.change_id) ? 0 : c.bytes), 0);
     for (const change of all) {

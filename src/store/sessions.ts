@@ -1,7 +1,7 @@
 // Session rows: policy chosen at creation, token stored only as a SHA-256 hash, expiry.
 import { createHash, randomBytes } from 'node:crypto';
 import type { NetworkPolicy, Permission, RateLimits } from '../config.js';
-import type { Db, Migration } from './db.js';
+import type { Migration, SqlDatabase } from './sql.js';
 
 export const sessionMigrations: Migration[] = [
   {
@@ -92,8 +92,12 @@ export interface SessionStoreOptions {
   idleTtlMs?: number;
 }
 
-// A live row: not past its lifetime and, with idle expiry on, used recently enough.
-const LIVE = `expires_at > @now AND (@idleMs = 0 OR COALESCE(last_used_at, created_at) > @now - @idleMs)`;
+/**
+ * A live row: not past its lifetime and, with idle expiry on, used recently enough. The idle bound is
+ * one bound value (`@usedSince`), not arithmetic on two parameters: PostgreSQL cannot type `$1 - $2`.
+ */
+const liveWhere = (idle: boolean): string =>
+  `expires_at > @now${idle ? ' AND COALESCE(last_used_at, created_at) > @usedSince' : ''}`;
 
 const fromRow = (row: SessionRow): SessionRecord => ({
   id: row.id,
@@ -124,44 +128,29 @@ const TOKEN_CACHE_MAX = 10_000;
 
 export class SessionStore {
   private readonly tokenCache = new Map<string, { session: SessionRecord; until: number }>();
-  private readonly insert;
-  private readonly byId;
-  private readonly byTokenHash;
-  private readonly page;
-  private readonly remove;
-  private readonly expired;
-  private readonly countAll;
-  private readonly markUsed;
   private readonly idleTtlMs: number;
   /** Last-use times written per session: the row is updated at most once per touch interval. */
   private readonly lastWritten = new Map<string, number>();
   private readonly touchIntervalMs: number;
+  private readonly live: string;
 
-  constructor(db: Db, options: SessionStoreOptions = {}) {
+  constructor(
+    private readonly db: SqlDatabase,
+    options: SessionStoreOptions = {},
+  ) {
     this.idleTtlMs = options.idleTtlMs ?? 0;
     // Once a minute, or often enough that a busy session can never look idle with a short TTL.
     this.touchIntervalMs = this.idleTtlMs > 0 ? Math.min(60_000, this.idleTtlMs / 4) : 60_000;
-    this.markUsed = db.prepare('UPDATE sessions SET last_used_at = ? WHERE id = ?');
-    this.insert = db.prepare(
-      `INSERT INTO sessions (id, token_hash, profile, permissions, categories, exclude_tools, rate_limits, approval,
-         metadata, network, image, created_at, expires_at)
-       VALUES (@id, @token_hash, @profile, @permissions, @categories, @exclude_tools, @rate_limits, @approval,
-         @metadata, @network, @image, @created_at, @expires_at)`,
-    );
-    this.byId = db.prepare(`SELECT * FROM sessions WHERE id = @id AND ${LIVE}`);
-    this.byTokenHash = db.prepare(`SELECT * FROM sessions WHERE token_hash = @hash AND ${LIVE}`);
-    // Newest first; the cursor is the last row's (created_at, id) so pages never skip or repeat.
-    this.page = db.prepare(
-      `SELECT * FROM sessions WHERE (created_at < @createdAt OR (created_at = @createdAt AND id < @id))
-       ORDER BY created_at DESC, id DESC LIMIT @limit`,
-    );
-    this.remove = db.prepare('DELETE FROM sessions WHERE id = ?');
-    this.expired = db.prepare(`SELECT id FROM sessions WHERE NOT (${LIVE}) LIMIT 500`);
-    this.countAll = db.prepare(`SELECT COUNT(*) AS n FROM sessions WHERE ${LIVE}`);
+    this.live = liveWhere(this.idleTtlMs > 0);
+  }
+
+  /** The parameters of the live clause at `now`. */
+  private liveParams(now: number): { now: number; usedSince?: number } {
+    return this.idleTtlMs > 0 ? { now, usedSince: now - this.idleTtlMs } : { now };
   }
 
   /** Creates a session and returns it with its token; the token is not stored and cannot be recovered. */
-  create(input: NewSession, now = Date.now()): { session: SessionRecord; token: string } {
+  async create(input: NewSession, now = Date.now()): Promise<{ session: SessionRecord; token: string }> {
     const session: SessionRecord = {
       ...input,
       network: networkOf(input.network, input.permissions),
@@ -169,39 +158,57 @@ export class SessionStore {
       createdAt: now,
     };
     const token = `tgs_${randomBytes(32).toString('base64url')}`;
-    this.insert.run({
-      id: session.id,
-      token_hash: hashToken(token),
-      profile: session.profile,
-      permissions: JSON.stringify(session.permissions),
-      categories: session.categories === null ? null : JSON.stringify(session.categories),
-      exclude_tools: JSON.stringify(session.excludeTools),
-      rate_limits: JSON.stringify(session.rateLimits),
-      approval: JSON.stringify(session.approval),
-      metadata: JSON.stringify(session.metadata),
-      network: JSON.stringify(session.network),
-      image: session.image ?? null,
-      created_at: session.createdAt,
-      expires_at: session.expiresAt,
-    });
+    await this.db.run(
+      `INSERT INTO sessions (id, token_hash, profile, permissions, categories, exclude_tools, rate_limits, approval,
+         metadata, network, image, created_at, expires_at)
+       VALUES (@id, @token_hash, @profile, @permissions, @categories, @exclude_tools, @rate_limits, @approval,
+         @metadata, @network, @image, @created_at, @expires_at)`,
+      {
+        id: session.id,
+        token_hash: hashToken(token),
+        profile: session.profile,
+        permissions: JSON.stringify(session.permissions),
+        categories: session.categories === null ? null : JSON.stringify(session.categories),
+        exclude_tools: JSON.stringify(session.excludeTools),
+        rate_limits: JSON.stringify(session.rateLimits),
+        approval: JSON.stringify(session.approval),
+        metadata: JSON.stringify(session.metadata),
+        network: JSON.stringify(session.network),
+        image: session.image ?? null,
+        created_at: session.createdAt,
+        expires_at: session.expiresAt,
+      },
+    );
     return { session, token };
   }
 
   /** A live session by id; expired sessions count as gone even before the sweeper removes them. */
-  get(id: string, now = Date.now()): SessionRecord | undefined {
-    const row = this.byId.get({ id, now, idleMs: this.idleTtlMs }) as SessionRow | undefined;
+  async get(id: string, now = Date.now()): Promise<SessionRecord | undefined> {
+    const row = await this.db.get<SessionRow>(`SELECT * FROM sessions WHERE id = @id AND ${this.live}`, {
+      id,
+      ...this.liveParams(now),
+    });
     return row ? fromRow(row) : undefined;
   }
 
-  getByToken(token: string, now = Date.now()): SessionRecord | undefined {
+  getByToken(token: string, now = Date.now()): Promise<SessionRecord | undefined> {
     return this.getByTokenHash(hashToken(token), now);
   }
 
-  /** As getByToken, for a caller that already hashed the token (auth hashes once per request). */
-  getByTokenHash(hash: string, now = Date.now()): SessionRecord | undefined {
+  /** The session of a token hash this store looked up a moment ago, without asking the database. */
+  cachedByTokenHash(hash: string, now = Date.now()): SessionRecord | undefined {
     const cached = this.tokenCache.get(hash);
-    if (cached && cached.until > now && cached.session.expiresAt > now) return cached.session;
-    const row = this.byTokenHash.get({ hash, now, idleMs: this.idleTtlMs }) as SessionRow | undefined;
+    return cached && cached.until > now && cached.session.expiresAt > now ? cached.session : undefined;
+  }
+
+  /** As getByToken, for a caller that already hashed the token (auth hashes once per request). */
+  async getByTokenHash(hash: string, now = Date.now()): Promise<SessionRecord | undefined> {
+    const cached = this.cachedByTokenHash(hash, now);
+    if (cached) return cached;
+    const row = await this.db.get<SessionRow>(
+      `SELECT * FROM sessions WHERE token_hash = @hash AND ${this.live}`,
+      { hash, ...this.liveParams(now) },
+    );
     if (!row) return undefined;
     const session = fromRow(row);
     if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
@@ -210,34 +217,47 @@ export class SessionStore {
   }
 
   /** Records that the session was used; writes the row at most once per touch interval. */
-  touch(id: string, now = Date.now()): void {
+  async touch(id: string, now = Date.now()): Promise<void> {
     const last = this.lastWritten.get(id);
     if (last !== undefined && now - last < this.touchIntervalMs) return;
     this.lastWritten.set(id, now);
-    this.markUsed.run(now, id);
+    await this.db.run('UPDATE sessions SET last_used_at = ? WHERE id = ?', [now, id]);
   }
 
-  list(limit: number, cursor?: { createdAt: number; id: string }): SessionRecord[] {
-    const rows = this.page.all({
-      createdAt: cursor?.createdAt ?? Number.MAX_SAFE_INTEGER,
-      id: cursor?.id ?? '\uffff',
-      limit,
-    }) as SessionRow[];
+  async list(limit: number, cursor?: { createdAt: number; id: string }): Promise<SessionRecord[]> {
+    // Newest first; the cursor is the last row's (created_at, id) so pages never skip or repeat.
+    const rows = await this.db.all<SessionRow>(
+      `SELECT * FROM sessions WHERE (created_at < @createdAt OR (created_at = @createdAt AND id < @id))
+       ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      {
+        createdAt: cursor?.createdAt ?? Number.MAX_SAFE_INTEGER,
+        id: cursor?.id ?? '\uffff',
+        limit,
+      },
+    );
     return rows.map(fromRow);
   }
 
-  countActive(now = Date.now()): number {
-    return (this.countAll.get({ now, idleMs: this.idleTtlMs }) as { n: number }).n;
+  async countActive(now = Date.now()): Promise<number> {
+    const row = await this.db.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM sessions WHERE ${this.live}`,
+      this.liveParams(now),
+    );
+    return Number(row?.n ?? 0);
   }
 
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
     this.lastWritten.delete(id);
     for (const [hash, entry] of this.tokenCache) if (entry.session.id === id) this.tokenCache.delete(hash);
-    return this.remove.run(id).changes > 0;
+    return (await this.db.run('DELETE FROM sessions WHERE id = ?', [id])).changes > 0;
   }
 
   /** Sessions past their lifetime or idle for longer than the idle TTL. */
-  expiredIds(now = Date.now()): string[] {
-    return (this.expired.all({ now, idleMs: this.idleTtlMs }) as { id: string }[]).map((row) => row.id);
+  async expiredIds(now = Date.now()): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(
+      `SELECT id FROM sessions WHERE NOT (${this.live}) LIMIT 500`,
+      this.liveParams(now),
+    );
+    return rows.map((row) => row.id);
   }
 }

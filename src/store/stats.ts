@@ -2,7 +2,7 @@
 // duration, overall, by tool, by category and by session; error counts by code; and calls over time in
 // fixed buckets (the console's charts).
 import { auditFilter, type AuditStore } from './audit.js';
-import type { Db } from './db.js';
+import type { SqlDatabase } from './sql.js';
 
 export interface StatsQuery {
   sessionId?: string;
@@ -109,12 +109,12 @@ class BucketBuilder {
 
 export class StatsStore {
   constructor(
-    private readonly db: Db,
+    private readonly db: SqlDatabase,
     private readonly audit: AuditStore,
   ) {}
 
-  report(query: StatsQuery): StatsReport {
-    this.audit.flush();
+  async report(query: StatsQuery): Promise<StatsReport> {
+    await this.audit.flush();
     const { where, params } = auditFilter(query);
     const totals = new BucketBuilder();
     const byTool = new Map<string, BucketBuilder>();
@@ -126,14 +126,7 @@ export class StatsStore {
       if (!found) map.set(key, (found = new BucketBuilder()));
       return found;
     };
-    // iterate() streams rows so a large log is not materialised as objects all at once.
-    const rows = this.db
-      .prepare(
-        `SELECT ts, session_id, tool, category, status, error_code, duration_ms, entry_point, duplicate,
-           CASE WHEN status = 'pending' THEN ${WAITING} END AS waiting
-         FROM audit ${where}`,
-      )
-      .iterate({ ...params, now: Date.now() }) as IterableIterator<{
+    const rows = await this.db.all<{
       ts: number;
       session_id: string | null;
       tool: string;
@@ -144,7 +137,12 @@ export class StatsStore {
       entry_point: string;
       duplicate: number;
       waiting: number | null;
-    }>;
+    }>(
+      `SELECT ts, session_id, tool, category, status, error_code, duration_ms, entry_point, duplicate,
+         CASE WHEN status = 'pending' THEN ${WAITING} END AS waiting
+       FROM audit ${where}`,
+      { ...params, now: Date.now() },
+    );
     for (const row of rows) {
       // Operator actions (enable/disable), operator reads and egress connections are audited but are not calls.
       if (NOT_CALLS.has(row.entry_point)) continue;
@@ -176,8 +174,8 @@ export class StatsStore {
   }
 
   /** Every bucket of [since, until), empty ones included, so a chart's x axis has no gaps. */
-  timeline(query: TimelineQuery): TimelineBucket[] {
-    this.audit.flush();
+  async timeline(query: TimelineQuery): Promise<TimelineBucket[]> {
+    await this.audit.flush();
     const { since, until, bucketMs, ...filter } = query;
     const { where, params } = auditFilter({ ...filter, since, until });
     const buckets: TimelineBucket[] = [];
@@ -185,29 +183,27 @@ export class StatsStore {
       buckets.push({ start, success: 0, error: 0, refused: 0, pending: 0, rateLimited: 0 });
     }
     // Operator actions (enable/disable) and reads are audited but are not calls, as in report().
-    const rows = this.db
-      .prepare(
-        // Numbers are bound as REAL, so the division is floored explicitly.
-        `SELECT CAST((ts - @since) / @bucketMs AS INTEGER) AS slot, status, error_code = 'RATE_LIMITED' AS rate_limited,
-           COUNT(*) AS count
-         FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator', 'network')
-           AND (status != 'pending' OR ${WAITING} = 1)
-         GROUP BY slot, status, rate_limited`,
-      )
-      .all({ ...params, bucketMs, now: Date.now() }) as {
-      slot: number;
-      status: string;
-      rate_limited: number | null;
-      count: number;
-    }[];
+    // The slot is floored explicitly (SQLite binds numbers as REAL); the rate-limited flag is 0/1, not a
+    // boolean (PostgreSQL's comparison would be one). GROUP BY names the output columns: both engines take
+    // that, and repeating the expressions would repeat their parameters.
+    const slot = 'CAST((ts - @since) / @bucketMs AS INTEGER)';
+    const rateLimited = "CASE WHEN error_code = 'RATE_LIMITED' THEN 1 ELSE 0 END";
+    const rows = await this.db.all<{ slot: number; status: string; rate_limited: number; count: number }>(
+      `SELECT ${slot} AS slot, status, ${rateLimited} AS rate_limited, COUNT(*) AS count
+       FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator', 'network')
+         AND (status != 'pending' OR ${WAITING} = 1)
+       GROUP BY slot, status, rate_limited`,
+      { ...params, bucketMs, now: Date.now() },
+    );
     for (const row of rows) {
-      const target = buckets[row.slot];
+      const target = buckets[Number(row.slot)];
       if (!target) continue;
-      if (row.status === 'success') target.success += row.count;
-      else if (row.status === 'refused') target.refused += row.count;
-      else if (row.status === 'pending') target.pending += row.count;
-      else target.error += row.count;
-      if (row.rate_limited === 1) target.rateLimited += row.count;
+      const count = Number(row.count);
+      if (row.status === 'success') target.success += count;
+      else if (row.status === 'refused') target.refused += count;
+      else if (row.status === 'pending') target.pending += count;
+      else target.error += count;
+      if (Number(row.rate_limited) === 1) target.rateLimited += count;
     }
     return buckets;
   }

@@ -1,7 +1,7 @@
 // Todo lists, one per session: replaced whole by todo_write, read by todo_read, removed with the session.
 import { randomBytes } from 'node:crypto';
 import { Type, type Static } from 'typebox';
-import type { Db, Migration } from './db.js';
+import type { Migration, SqlDatabase } from './sql.js';
 
 export const todoMigrations: Migration[] = [
   {
@@ -41,47 +41,40 @@ interface TodoRow {
 }
 
 export class TodoStore {
-  private readonly selectAll;
-  private readonly removeAll;
-  private readonly insert;
+  constructor(private readonly db: SqlDatabase) {}
 
-  constructor(private readonly db: Db) {
-    this.selectAll = db.prepare(
+  async list(sessionId: string): Promise<Todo[]> {
+    const rows = await this.db.all<TodoRow>(
       'SELECT id, content, status, priority FROM todos WHERE session_id = ? ORDER BY position',
+      [sessionId],
     );
-    this.removeAll = db.prepare('DELETE FROM todos WHERE session_id = ?');
-    this.insert = db.prepare(
-      `INSERT INTO todos (session_id, position, id, content, status, priority, updated_at)
-       VALUES (@sessionId, @position, @id, @content, @status, @priority, @updatedAt)`,
-    );
-  }
-
-  list(sessionId: string): Todo[] {
-    return (this.selectAll.all(sessionId) as TodoRow[]).map(({ priority, ...row }) =>
-      priority ? { ...row, priority } : row,
-    );
+    return rows.map(({ priority, ...row }) => (priority ? { ...row, priority } : row));
   }
 
   /** Replaces the session's list in one transaction; items without an id get a fresh one. */
-  replace(sessionId: string, todos: TodoInput[], now = Date.now()): Todo[] {
+  async replace(sessionId: string, todos: TodoInput[], now = Date.now()): Promise<Todo[]> {
     const saved: Todo[] = todos.map((todo) => ({
       ...todo,
       id: todo.id ?? `todo_${randomBytes(6).toString('base64url')}`,
     }));
-    this.db.transaction(() => {
-      this.removeAll.run(sessionId);
-      saved.forEach((todo, position) =>
-        this.insert.run({
-          sessionId,
-          position,
-          id: todo.id,
-          content: todo.content,
-          status: todo.status,
-          priority: todo.priority ?? null,
-          updatedAt: now,
-        }),
-      );
-    })();
+    await this.db.transaction(async (tx) => {
+      await tx.run('DELETE FROM todos WHERE session_id = ?', [sessionId]);
+      for (const [position, todo] of saved.entries()) {
+        await tx.run(
+          `INSERT INTO todos (session_id, position, id, content, status, priority, updated_at)
+           VALUES (@sessionId, @position, @id, @content, @status, @priority, @updatedAt)`,
+          {
+            sessionId,
+            position,
+            id: todo.id,
+            content: todo.content,
+            status: todo.status,
+            priority: todo.priority ?? null,
+            updatedAt: now,
+          },
+        );
+      }
+    });
     return saved;
   }
 }

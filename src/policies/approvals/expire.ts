@@ -7,14 +7,14 @@ import type { ToolLogger } from '../../lib/logger.js';
 import { recordDecision, type DecisionSinks } from './record-decision.js';
 import type { ApprovalStore } from './store.js';
 
-export function expireApprovals(
+export async function expireApprovals(
   store: ApprovalStore,
   sinks: DecisionSinks,
   logger: ToolLogger,
   now = Date.now(),
-): number {
+): Promise<number> {
   const error = toolgateError('APPROVAL_EXPIRED', 'No operator decided on this call before it expired');
-  const expired = store.expireDue({ status: error.statusCode, body: failureEnvelope(error) }, now);
+  const expired = await store.expireDue({ status: error.statusCode, body: failureEnvelope(error) }, now);
   for (const record of expired) {
     recordDecision(sinks, record, { error, decidedBy: 'expiry', reason: null, at: now });
   }

@@ -71,8 +71,8 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
       },
     },
     async (request) => {
-      approvals.expireDue();
-      return { approvals: approvals.list(request.query).map(view) };
+      await approvals.expireDue();
+      return { approvals: (await approvals.list(request.query)).map(view) };
     },
   );
 
@@ -99,7 +99,7 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
         const record =
           action === 'approve'
             ? await approvals.approve(request.params.callId, reason)
-            : approvals.deny(request.params.callId, reason);
+            : await approvals.deny(request.params.callId, reason);
         return view(record);
       },
     );
@@ -127,7 +127,7 @@ export default async function approvalRoutes(fastify: FastifyInstance): Promise<
       },
     },
     async (request, reply) => {
-      const session = sessionForRequest(app, request, request.params.id);
+      const session = await sessionForRequest(app, request, request.params.id);
       const record = await approvals.waitForResult(
         request.params.callId,
         request.query.wait * 1000,

@@ -32,8 +32,8 @@ export class ApprovalService {
     private readonly logger: ToolLogger,
   ) {}
 
-  private pendingOrThrow(callId: string): ApprovalRecord {
-    const record = this.store.get(callId);
+  private async pendingOrThrow(callId: string): Promise<ApprovalRecord> {
+    const record = await this.store.get(callId);
     if (!record) throw toolgateError('CALL_NOT_FOUND', `No call ${callId.slice(0, 80)} awaits approval`);
     if (record.status !== 'pending' || record.expiresAt <= Date.now()) {
       throw toolgateError(
@@ -48,8 +48,8 @@ export class ApprovalService {
   }
 
   /** The record just decided; gone only if its session was deleted meanwhile (rows go with it). */
-  private decided(callId: string): ApprovalRecord {
-    const record = this.store.get(callId);
+  private async decided(callId: string): Promise<ApprovalRecord> {
+    const record = await this.store.get(callId);
     if (!record)
       throw toolgateError('CALL_NOT_FOUND', `Call ${callId.slice(0, 80)} is gone with its session`);
     return record;
@@ -57,9 +57,9 @@ export class ApprovalService {
 
   /** Approves and starts the call; resolves when it has run and its result is stored. */
   async approve(callId: string, reason: string | null): Promise<ApprovalRecord> {
-    const record = this.pendingOrThrow(callId);
-    if (!this.store.setDecision(callId, 'approved', reason, null)) this.pendingOrThrow(callId);
-    const session = this.sessions.get(record.sessionId);
+    const record = await this.pendingOrThrow(callId);
+    if (!(await this.store.setDecision(callId, 'approved', reason, null))) await this.pendingOrThrow(callId);
+    const session = await this.sessions.get(record.sessionId);
     let result: ApprovalResult;
     if (!session) {
       result = failure(
@@ -79,30 +79,30 @@ export class ApprovalService {
         approved: true,
       });
     }
-    this.store.setResult(callId, result);
+    await this.store.setResult(callId, result);
     this.notify(callId);
     return this.decided(callId);
   }
 
-  deny(callId: string, reason: string | null): ApprovalRecord {
-    this.pendingOrThrow(callId);
+  async deny(callId: string, reason: string | null): Promise<ApprovalRecord> {
+    await this.pendingOrThrow(callId);
     const error = toolgateError(
       'APPROVAL_DENIED',
       `An operator denied this call${reason ? `: ${reason}` : ''}`,
     );
     const now = Date.now();
     if (
-      !this.store.setDecision(
+      !(await this.store.setDecision(
         callId,
         'denied',
         reason,
         failure(callId, error.statusCode, error.toBody()),
         now,
-      )
+      ))
     ) {
-      this.pendingOrThrow(callId);
+      await this.pendingOrThrow(callId);
     }
-    const record = this.decided(callId);
+    const record = await this.decided(callId);
     recordDecision({ audit: this.audit, events: this.events }, record, {
       error,
       decidedBy: 'admin',
@@ -113,7 +113,7 @@ export class ApprovalService {
     return record;
   }
 
-  expireDue(now = Date.now()): number {
+  expireDue(now = Date.now()): Promise<number> {
     return expireApprovals(this.store, { audit: this.audit, events: this.events }, this.logger, now);
   }
 
@@ -125,10 +125,10 @@ export class ApprovalService {
   ): Promise<ApprovalRecord | undefined> {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      let record = this.store.get(callId);
+      let record = await this.store.get(callId);
       if (record?.status === 'pending' && record.expiresAt <= Date.now()) {
-        this.expireDue();
-        record = this.store.get(callId);
+        await this.expireDue();
+        record = await this.store.get(callId);
       }
       if (!record || record.result !== null || Date.now() >= deadline || signal?.aborted) return record;
       // Woken by a decision in this process; the 1 s cap also catches decisions made by another instance.
@@ -147,7 +147,7 @@ export class ApprovalService {
     }
   }
 
-  list(filter: { status?: ApprovalStatus; sessionId?: string; limit: number }): ApprovalRecord[] {
+  list(filter: { status?: ApprovalStatus; sessionId?: string; limit: number }): Promise<ApprovalRecord[]> {
     return this.store.list(filter);
   }
 

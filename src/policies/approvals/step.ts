@@ -16,7 +16,7 @@ export const needsApproval = (
 
 export const approval =
   (store: ApprovalStore, ttlMs: number): Middleware =>
-  (call, next) => {
+  async (call, next) => {
     const { request } = call;
     const tool = call.entry.tool;
     // The operator reading a session is the one who would approve: never parked.
@@ -24,7 +24,7 @@ export const approval =
       return next();
     const now = Date.now();
     const expiresAt = now + ttlMs;
-    store.create({
+    await store.create({
       callId: call.callId,
       sessionId: request.session.id,
       tool: tool.name,

@@ -1,5 +1,5 @@
 // Calls waiting for an operator's approval, and what became of them (approved and run, denied, expired).
-import type { Db, Migration } from '../../store/db.js';
+import type { Migration, SqlDatabase } from '../../store/sql.js';
 
 export const approvalMigrations: Migration[] = [
   {
@@ -101,82 +101,90 @@ export type NewApproval = Pick<
 >;
 
 export class ApprovalStore {
-  private readonly insert;
-  private readonly byId;
-  private readonly decide;
-  private readonly complete;
-  private readonly expire;
-  private readonly listStatement;
+  constructor(private readonly db: SqlDatabase) {}
 
-  constructor(db: Db) {
-    this.insert = db.prepare(
+  async create(approval: NewApproval): Promise<void> {
+    await this.db.run(
       `INSERT INTO approvals (call_id, session_id, tool, category, input, input_summary, caller, entry_point, status,
          created_at, expires_at)
        VALUES (@callId, @sessionId, @tool, @category, @input, @inputSummary, @caller, @entryPoint, 'pending',
          @createdAt, @expiresAt)`,
-    );
-    this.byId = db.prepare('SELECT * FROM approvals WHERE call_id = ?');
-    // Only a pending, unexpired call can be decided: the WHERE makes a double decision a no-op.
-    this.decide = db.prepare(
-      `UPDATE approvals SET status = @status, reason = @reason, decided_at = @now, result = @result
-       WHERE call_id = @callId AND status = 'pending' AND expires_at > @now`,
-    );
-    this.complete = db.prepare(`UPDATE approvals SET status = 'completed', result = ? WHERE call_id = ?`);
-    this.expire = db.prepare(
-      `UPDATE approvals SET status = 'expired', decided_at = @now, result = @result
-       WHERE status = 'pending' AND expires_at <= @now
-       RETURNING *`,
-    );
-    this.listStatement = db.prepare(
-      `SELECT * FROM approvals WHERE (@status IS NULL OR status = @status) AND (@sessionId IS NULL OR session_id = @sessionId)
-       ORDER BY created_at DESC LIMIT @limit`,
+      {
+        callId: approval.callId,
+        sessionId: approval.sessionId,
+        tool: approval.tool,
+        category: approval.category,
+        input: JSON.stringify(approval.input),
+        inputSummary: approval.inputSummary,
+        caller: approval.caller,
+        entryPoint: approval.entryPoint,
+        createdAt: approval.createdAt,
+        expiresAt: approval.expiresAt,
+      },
     );
   }
 
-  create(approval: NewApproval): void {
-    this.insert.run({ ...approval, input: JSON.stringify(approval.input) });
-  }
-
-  get(callId: string): ApprovalRecord | undefined {
-    const row = this.byId.get(callId) as Row | undefined;
+  async get(callId: string): Promise<ApprovalRecord | undefined> {
+    const row = await this.db.get<Row>('SELECT * FROM approvals WHERE call_id = ?', [callId]);
     return row && fromRow(row);
   }
 
   /** Returns false when the call was no longer pending (already decided, or expired). */
-  setDecision(
+  async setDecision(
     callId: string,
     status: 'approved' | 'denied',
     reason: string | null,
     result: ApprovalResult | null,
     now = Date.now(),
-  ): boolean {
-    return (
-      this.decide.run({
-        callId,
-        status,
-        reason,
-        now,
-        result: result === null ? null : JSON.stringify(result),
-      }).changes > 0
+  ): Promise<boolean> {
+    // Only a pending, unexpired call can be decided: the WHERE makes a double decision a no-op.
+    const { changes } = await this.db.run(
+      `UPDATE approvals SET status = @status, reason = @reason, decided_at = @now, result = @result
+       WHERE call_id = @callId AND status = 'pending' AND expires_at > @now`,
+      { callId, status, reason, now, result: result === null ? null : JSON.stringify(result) },
     );
+    return changes > 0;
   }
 
-  setResult(callId: string, result: ApprovalResult): void {
-    this.complete.run(JSON.stringify(result), callId);
+  async setResult(callId: string, result: ApprovalResult): Promise<void> {
+    await this.db.run(`UPDATE approvals SET status = 'completed', result = ? WHERE call_id = ?`, [
+      JSON.stringify(result),
+      callId,
+    ]);
   }
 
   /** Marks every pending call past its deadline expired, with `result`; returns those calls. */
-  expireDue(result: ApprovalResult, now = Date.now()): ApprovalRecord[] {
-    return (this.expire.all({ now, result: JSON.stringify(result) }) as Row[]).map(fromRow);
+  async expireDue(result: ApprovalResult, now = Date.now()): Promise<ApprovalRecord[]> {
+    const rows = await this.db.all<Row>(
+      `UPDATE approvals SET status = 'expired', decided_at = @now, result = @result
+       WHERE status = 'pending' AND expires_at <= @now
+       RETURNING *`,
+      { now, result: JSON.stringify(result) },
+    );
+    return rows.map(fromRow);
   }
 
-  list(filter: { status?: ApprovalStatus; sessionId?: string; limit: number }): ApprovalRecord[] {
-    return (
-      this.listStatement.all({
-        status: filter.status ?? null,
-        sessionId: filter.sessionId ?? null,
-        limit: filter.limit,
-      }) as Row[]
-    ).map(fromRow);
+  async list(filter: {
+    status?: ApprovalStatus;
+    sessionId?: string;
+    limit: number;
+  }): Promise<ApprovalRecord[]> {
+    // Clauses only for the filters given: PostgreSQL cannot type a parameter that is only tested for NULL.
+    const clauses: string[] = [];
+    const params: Record<string, string | number> = { limit: filter.limit };
+    if (filter.status !== undefined) {
+      clauses.push('status = @status');
+      params.status = filter.status;
+    }
+    if (filter.sessionId !== undefined) {
+      clauses.push('session_id = @sessionId');
+      params.sessionId = filter.sessionId;
+    }
+    const rows = await this.db.all<Row>(
+      `SELECT * FROM approvals ${clauses.length ? `WHERE ${clauses.join(' AND ')}` : ''}
+       ORDER BY created_at DESC LIMIT @limit`,
+      params,
+    );
+    return rows.map(fromRow);
   }
 }

@@ -1,5 +1,5 @@
-// The idempotency policy: outcomes stored by Idempotency-Key in SQLite, replayed to repeats; the periodic
-// sweep drops those past their TTL.
+// The idempotency policy: outcomes stored by Idempotency-Key in the database, replayed to repeats; the
+// periodic sweep drops those past their TTL.
 import { definePolicy } from '../../contract/policy.js';
 import { idempotency } from './step.js';
 import { IdempotencyStore } from './store.js';

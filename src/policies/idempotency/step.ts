@@ -2,7 +2,7 @@
 // tool again (header Idempotent-Replayed: true); the same key with another body is 422. Concurrent
 // repeats wait for the first. Outcomes a retry could change (429, 5xx, pending approval) are not stored.
 import { createHash } from 'node:crypto';
-import type { IdempotencyStore, StoredOutcome } from './store.js';
+import type { IdempotencyStore, StoredCall, StoredOutcome } from './store.js';
 import { isToolgateError, toolgateError, ERROR_CODES, type ErrorCode } from '../../lib/errors.js';
 import type { Middleware, Next, ResolvedCall, RunResult } from '../../contract/call.js';
 
@@ -31,10 +31,18 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
       .update(`${call.entry.tool.name}\0${JSON.stringify(call.request.input) ?? ''}`)
       .digest('hex');
     const slot = `${sessionId}\0${key}`;
-    const running = inFlight.get(slot);
-    if (running) await running.catch(() => undefined);
-
-    const stored = store.get(sessionId, key);
+    // Waits for a run of the same key in this process, then looks the key up; the lookup is a promise,
+    // so a run that began meanwhile is waited for and the key looked up again.
+    let stored: StoredCall | undefined;
+    for (;;) {
+      const running = inFlight.get(slot);
+      if (running) {
+        await running.catch(() => undefined);
+        continue;
+      }
+      stored = await store.get(sessionId, key);
+      if (!inFlight.has(slot)) break;
+    }
     if (stored) {
       if (stored.requestHash !== requestHash) {
         throw toolgateError(
@@ -51,9 +59,9 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
 
     // The outcome is the call's answer even when it cannot be remembered (a full disk refusing the row):
     // a call that ran is never answered as if it had not; only a repeat of it would run again.
-    const remember = (outcome: StoredOutcome) => {
+    const remember = async (outcome: StoredOutcome) => {
       try {
-        store.put(sessionId, key, requestHash, outcome, ttlMs);
+        await store.put(sessionId, key, requestHash, outcome, ttlMs);
       } catch {
         // not remembered: see above
       }
@@ -63,12 +71,12 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
     try {
       const result = await execution;
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
-      remember({ ok: true, dataJson: result.dataJson });
+      await remember({ ok: true, dataJson: result.dataJson });
       return result;
     } catch (err) {
       if (isToolgateError(err) && err.statusCode < 500 && !NOT_STORED.has(err.code)) {
         const { code, message, suggestion, details } = err.toBody();
-        remember({ ok: false, error: { code, message, suggestion, details } });
+        await remember({ ok: false, error: { code, message, suggestion, details } });
       }
       throw err;
     } finally {

@@ -1,5 +1,5 @@
 // Stored outcomes of tool calls made with an Idempotency-Key, per session, until they expire.
-import type { Db, Migration } from '../../store/db.js';
+import type { Migration, SqlDatabase } from '../../store/sql.js';
 
 export const idempotencyMigrations: Migration[] = [
   {
@@ -33,39 +33,35 @@ export interface StoredCall {
 }
 
 export class IdempotencyStore {
-  private readonly select;
-  private readonly upsert;
-  private readonly purge;
+  constructor(private readonly db: SqlDatabase) {}
 
-  constructor(db: Db) {
-    this.select = db.prepare(
+  async get(sessionId: string, key: string, now = Date.now()): Promise<StoredCall | undefined> {
+    const row = await this.db.get<{ request_hash: string; outcome: string }>(
       'SELECT request_hash, outcome FROM idempotency_keys WHERE session_id = ? AND key = ? AND expires_at > ?',
+      [sessionId, key, now],
     );
-    // REPLACE: an expired row for the same key is simply overwritten.
-    this.upsert = db.prepare(
-      `INSERT OR REPLACE INTO idempotency_keys (session_id, key, request_hash, outcome, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-    );
-    this.purge = db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
-  }
-
-  get(sessionId: string, key: string, now = Date.now()): StoredCall | undefined {
-    const row = this.select.get(sessionId, key, now) as { request_hash: string; outcome: string } | undefined;
     return row && { requestHash: row.request_hash, outcome: JSON.parse(row.outcome) };
   }
 
-  put(
+  async put(
     sessionId: string,
     key: string,
     requestHash: string,
     outcome: StoredOutcome,
     ttlMs: number,
     now = Date.now(),
-  ): void {
-    this.upsert.run(sessionId, key, requestHash, JSON.stringify(outcome), now, now + ttlMs);
+  ): Promise<void> {
+    // An expired row for the same key is simply overwritten.
+    await this.db.run(
+      `INSERT INTO idempotency_keys (session_id, key, request_hash, outcome, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, key) DO UPDATE SET request_hash = excluded.request_hash,
+         outcome = excluded.outcome, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+      [sessionId, key, requestHash, JSON.stringify(outcome), now, now + ttlMs],
+    );
   }
 
-  deleteExpired(now = Date.now()): number {
-    return this.purge.run(now).changes;
+  async deleteExpired(now = Date.now()): Promise<number> {
+    return (await this.db.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [now])).changes;
   }
 }

@@ -1,5 +1,5 @@
-// The tool-switches policy: the operator's enable/disable of tools and categories (persisted in SQLite,
-// held in memory), checked right after the tool is resolved. Its routes: ./routes.ts.
+// The tool-switches policy: the operator's enable/disable of tools and categories (persisted in the
+// database, held in memory), checked right after the tool is resolved. Its routes: ./routes.ts.
 import { definePolicy } from '../../contract/policy.js';
 import { ToolSwitches } from './service.js';
 import { enabled } from './step.js';
@@ -9,6 +9,6 @@ export const toolSwitchesPolicy = definePolicy({
   name: 'tool-switches',
   step: 'enabled',
   stage: 'check',
-  create: ({ db }) => new ToolSwitches(new ToolSwitchStore(db)),
+  create: ({ db }) => ToolSwitches.load(new ToolSwitchStore(db)),
   middleware: (switches) => enabled(switches),
 });

@@ -33,7 +33,7 @@ export default async function toolSwitchRoutes(fastify: FastifyInstance): Promis
       const entry = registry.get(request.params.name);
       if (!entry) throw toolgateError('TOOL_NOT_FOUND', `Unknown tool "${request.params.name}"`);
       const { enabled } = request.body;
-      switches.set('tool', entry.tool.name, enabled);
+      await switches.set('tool', entry.tool.name, enabled);
       recordSwitch(audit, {
         kind: 'tool',
         name: entry.tool.name,
@@ -68,7 +68,7 @@ export default async function toolSwitchRoutes(fastify: FastifyInstance): Promis
         });
       }
       const { enabled } = request.body;
-      switches.set('category', name, enabled);
+      await switches.set('category', name, enabled);
       recordSwitch(audit, {
         kind: 'category',
         name,

@@ -1,5 +1,5 @@
-// Live enable/disable of tools and categories: the operator's switches, persisted in SQLite and held in
-// memory so the pipeline's check is a set lookup. Listeners (the MCP endpoint) hear about every change.
+// Live enable/disable of tools and categories: the operator's switches, persisted in the database and held
+// in memory so the pipeline's check is a set lookup. Listeners (the MCP endpoint) hear about every change.
 import type { SwitchKind, ToolSwitchStore } from './store.js';
 
 interface Named {
@@ -11,8 +11,13 @@ export class ToolSwitches {
   private readonly disabled: Record<SwitchKind, Set<string>> = { tool: new Set(), category: new Set() };
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly store: ToolSwitchStore) {
-    for (const row of store.all()) if (!row.enabled) this.disabled[row.kind].add(row.name);
+  private constructor(private readonly store: ToolSwitchStore) {}
+
+  /** The switches as stored (read once: every later change goes through set). */
+  static async load(store: ToolSwitchStore): Promise<ToolSwitches> {
+    const switches = new ToolSwitches(store);
+    for (const row of await store.all()) if (!row.enabled) switches.disabled[row.kind].add(row.name);
+    return switches;
   }
 
   isDisabled(kind: SwitchKind, name: string): boolean {
@@ -33,9 +38,10 @@ export class ToolSwitches {
   }
 
   /** Stores the switch and tells the listeners; returns whether anything changed. */
-  set(kind: SwitchKind, name: string, enabled: boolean): boolean {
+  async set(kind: SwitchKind, name: string, enabled: boolean): Promise<boolean> {
+    await this.store.set(kind, name, enabled);
+    // Read after the write: two switches of one name set at once each see the other's outcome.
     const changed = this.disabled[kind].has(name) === enabled;
-    this.store.set(kind, name, enabled);
     if (enabled) this.disabled[kind].delete(name);
     else this.disabled[kind].add(name);
     if (changed) for (const listener of this.listeners) listener();

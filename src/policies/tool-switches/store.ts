@@ -1,6 +1,6 @@
 // Operator switches that turn a tool or a whole category off (or back on) for every session. Only the
 // switches that were set are stored; a tool with no row is enabled. Read once at start, then kept in memory.
-import type { Db, Migration } from '../../store/db.js';
+import type { Migration, SqlDatabase } from '../../store/sql.js';
 
 export const toolSwitchMigrations: Migration[] = [
   {
@@ -26,26 +26,20 @@ export interface SwitchRow {
 }
 
 export class ToolSwitchStore {
-  private readonly selectAll;
-  private readonly upsert;
+  constructor(private readonly db: SqlDatabase) {}
 
-  constructor(db: Db) {
-    this.selectAll = db.prepare('SELECT kind, name, enabled FROM tool_switches');
-    this.upsert = db.prepare(
+  async all(): Promise<SwitchRow[]> {
+    const rows = await this.db.all<{ kind: SwitchKind; name: string; enabled: number }>(
+      'SELECT kind, name, enabled FROM tool_switches',
+    );
+    return rows.map((row) => ({ kind: row.kind, name: row.name, enabled: Number(row.enabled) === 1 }));
+  }
+
+  async set(kind: SwitchKind, name: string, enabled: boolean, now = Date.now()): Promise<void> {
+    await this.db.run(
       `INSERT INTO tool_switches (kind, name, enabled, updated_at) VALUES (@kind, @name, @enabled, @updatedAt)
        ON CONFLICT (kind, name) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at`,
+      { kind, name, enabled: enabled ? 1 : 0, updatedAt: now },
     );
-  }
-
-  all(): SwitchRow[] {
-    return (this.selectAll.all() as { kind: SwitchKind; name: string; enabled: number }[]).map((row) => ({
-      kind: row.kind,
-      name: row.name,
-      enabled: row.enabled === 1,
-    }));
-  }
-
-  set(kind: SwitchKind, name: string, enabled: boolean, now = Date.now()): void {
-    this.upsert.run({ kind, name, enabled: enabled ? 1 : 0, updatedAt: now });
   }
 }

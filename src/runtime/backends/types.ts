@@ -71,7 +71,7 @@ export interface RuntimeBackend {
   /** A deleted session's runtime is gone for good: remove its container or pod (after stop). */
   discard?(sessionId: string): Promise<void>;
   /** Removes runtimes whose session is not live (deleted, expired, or unknown: orphans); how many. */
-  sweep?(isLive: (sessionId: string) => boolean): Promise<number>;
+  sweep?(isLive: (sessionId: string) => boolean | Promise<boolean>): Promise<number>;
   /** Sessions whose runtime is running now (containers, pods left by the service's previous life). */
   runningSessions?(): Promise<string[]>;
   /** Releases the backend's own resources (API clients); runtimes are left as they are. */

@@ -65,7 +65,7 @@ export default defineTool({
         });
       }
       if (type === 'file')
-        checkFresh(
+        await checkFresh(
           ctx,
           target.relative,
           await ctx.workspace.hashFile(target.relative),
@@ -78,7 +78,7 @@ export default defineTool({
         return { path: target.relative, deleted: false, type, undoable: false, dryRun: true };
       const { history } = ctx.services;
       const undoable = await history.stash(changeRef(ctx, 'delete_file'), ctx.workspace, target.relative);
-      ctx.services.fileReads.forget(ctx.session.id, target.relative);
+      await ctx.services.fileReads.forget(ctx.session.id, target.relative);
       await history.prune(ctx.session.id, [target.relative]);
       return { path: target.relative, deleted: true, type, undoable, dryRun: false };
     });

@@ -81,7 +81,7 @@ async function move(input: Static<typeof Input>, ctx: ToolContext) {
     if (input.expected_sha256 !== undefined) {
       // Compare-and-swap on the file being moved (its content is what the caller vouches for).
       const current = sourceStat.type === 'file' ? await ctx.workspace.hashFile(source.relative) : undefined;
-      checkFresh(ctx, source.relative, current, input.expected_sha256);
+      await checkFresh(ctx, source.relative, current, input.expected_sha256);
     }
     const existing = (await ctx.workspace.stat(destination.relative, { follow: false })).stat;
     if (existing && (!input.overwrite || existing.type === 'directory')) {
@@ -93,7 +93,7 @@ async function move(input: Static<typeof Input>, ctx: ToolContext) {
       });
     }
     if (existing?.type === 'file') {
-      checkFresh(ctx, destination.relative, await ctx.workspace.hashFile(destination.relative));
+      await checkFresh(ctx, destination.relative, await ctx.workspace.hashFile(destination.relative));
     }
     if (input.dry_run) {
       return {
@@ -105,12 +105,12 @@ async function move(input: Static<typeof Input>, ctx: ToolContext) {
     }
     const { history, fileReads } = ctx.services;
     const change = changeRef(ctx, 'move_file');
-    const known = fileReads.get(ctx.session.id, source.relative);
+    const known = await fileReads.get(ctx.session.id, source.relative);
     try {
       if (existing) await history.stash(change, ctx.workspace, destination.relative);
       await ctx.workspace.rename(source.relative, destination.relative);
       try {
-        history.recordMove(change, source.relative, destination.relative);
+        await history.recordMove(change, source.relative, destination.relative);
       } catch (err) {
         // No room for the undo step (a full disk): the move is taken back, nothing half-done.
         await ctx.workspace.rename(destination.relative, source.relative).catch(() => undefined);
@@ -118,20 +118,20 @@ async function move(input: Static<typeof Input>, ctx: ToolContext) {
       }
     } catch (err) {
       // Put a stashed destination back before forgetting the change: nothing may be lost.
-      const stashed = history
-        .latestChange(ctx.session.id, destination.relative)
-        .find((e) => e.changeId === change.changeId);
+      const stashed = (await history.latestChange(ctx.session.id, destination.relative)).find(
+        (e) => e.changeId === change.changeId,
+      );
       if (stashed) await history.restoreInto(ctx.workspace, ctx.session.id, stashed).catch(() => undefined);
       await history.drop(ctx.session.id, change.changeId);
       throw err;
     }
-    fileReads.forget(ctx.session.id, source.relative);
-    fileReads.forget(ctx.session.id, destination.relative);
+    await fileReads.forget(ctx.session.id, source.relative);
+    await fileReads.forget(ctx.session.id, destination.relative);
     // The session knew the content before the move; it still does.
     if (known) {
       const { stat } = await ctx.workspace.stat(destination.relative, { follow: false });
       if (stat) {
-        fileReads.record(ctx.session.id, destination.relative, {
+        await fileReads.record(ctx.session.id, destination.relative, {
           ...known,
           mtimeMs: stat.mtimeMs,
           size: stat.size,

@@ -55,7 +55,7 @@ async function restore(ctx: ToolContext, entry: HistoryEntry) {
   const { workspace } = ctx;
   const target = await workspace.resolve(entry.path, { followFinalSymlink: false });
   const current = (await workspace.stat(target.relative, { follow: false })).stat;
-  ctx.services.fileReads.forget(ctx.session.id, target.relative);
+  await ctx.services.fileReads.forget(ctx.session.id, target.relative);
   const restored = { path: target.relative, action: 'restored' as const };
   switch (entry.kind) {
     case 'absent':
@@ -70,7 +70,7 @@ async function restore(ctx: ToolContext, entry: HistoryEntry) {
         throw conflict(`${moved.relative} no longer exists; cannot move it back`);
       }
       await workspace.rename(moved.relative, target.relative);
-      ctx.services.fileReads.forget(ctx.session.id, moved.relative);
+      await ctx.services.fileReads.forget(ctx.session.id, moved.relative);
       return { path: target.relative, action: 'moved_back' as const };
     }
     case 'directory':
@@ -89,7 +89,7 @@ async function restore(ctx: ToolContext, entry: HistoryEntry) {
       const bytes = await ctx.services.history.readBlob(ctx.session.id, entry.blob!);
       // An atomic write inside the runtime: readers see the current file or the restored one.
       const written = await workspace.writeFile(target.relative, bytes, entry.mode ?? undefined);
-      rememberFile(ctx, target.relative, written.stat, sha256(bytes));
+      await rememberFile(ctx, target.relative, written.stat, sha256(bytes));
       return restored;
     }
   }
@@ -109,7 +109,7 @@ export default defineTool({
   async execute(input, ctx) {
     const target = await ctx.workspace.resolve(input.path, { followFinalSymlink: false });
     const { history } = ctx.services;
-    const entries = history.latestChange(ctx.session.id, target.relative);
+    const entries = await history.latestChange(ctx.session.id, target.relative);
     if (entries.length === 0) {
       throw toolgateError('NOT_FOUND', `No change to ${target.relative} is left to undo`, {
         suggestion:
@@ -118,7 +118,7 @@ export default defineTool({
     }
     for (const entry of entries) {
       for (const touched of [entry.path, entry.movedTo].filter((p): p is string => p !== null)) {
-        if (touched !== target.relative && history.laterChange(ctx.session.id, entry, touched)) {
+        if (touched !== target.relative && (await history.laterChange(ctx.session.id, entry, touched))) {
           throw toolgateError('CONFLICT', `${touched} was changed again after that change`, {
             suggestion: `Undo the later change to ${touched} first.`,
           });
@@ -134,7 +134,7 @@ export default defineTool({
       async () => {
         // Another call may have undone (or added to) this path's history while this one waited for the
         // locks: act only on the change that was looked at.
-        const still = history.latestChange(ctx.session.id, target.relative);
+        const still = await history.latestChange(ctx.session.id, target.relative);
         if (still[0]?.changeId !== entries[0].changeId) {
           throw toolgateError(
             'CONFLICT',

@@ -85,7 +85,7 @@ async function write(input: Static<typeof Input>, ctx: ToolContext) {
         }
         throw err;
       });
-    checkFresh(ctx, target.relative, existing?.sha256, input.expected_sha256);
+    await checkFresh(ctx, target.relative, existing?.sha256, input.expected_sha256);
     created = existing === undefined;
     if (input.dry_run) return;
     await commitWrites(ctx, 'write_file', [

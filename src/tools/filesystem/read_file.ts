@@ -74,7 +74,7 @@ export default defineTool({
     }
     const digest = file.sha256;
     // What the session has now seen: edits and overwrites are checked against it (read-before-write).
-    ctx.services.fileReads.record(ctx.session.id, file.relative, {
+    await ctx.services.fileReads.record(ctx.session.id, file.relative, {
       sha256: digest,
       mtimeMs: file.stat.mtimeMs,
       size: file.stat.size,

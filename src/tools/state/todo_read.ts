@@ -13,7 +13,7 @@ export default defineTool({
   output: Type.Object({ todos: Type.Array(TodoSchema) }),
   examples: [{}],
   async execute(_input, ctx) {
-    return { todos: ctx.services.todos.list(ctx.session.id) };
+    return { todos: await ctx.services.todos.list(ctx.session.id) };
   },
   render: (data) => renderTodos(data.todos),
 });

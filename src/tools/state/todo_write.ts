@@ -51,7 +51,7 @@ export default defineTool({
         suggestion: 'Give each item its own id, or leave id out for new items.',
       });
     }
-    return { todos: ctx.services.todos.replace(ctx.session.id, input.todos) };
+    return { todos: await ctx.services.todos.replace(ctx.session.id, input.todos) };
   },
   render: (data) => renderTodos(data.todos),
 });

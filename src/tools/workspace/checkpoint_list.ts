@@ -12,7 +12,7 @@ export default defineTool({
   output: Type.Object({ checkpoints: Type.Array(CheckpointSchema) }),
   examples: [{}],
   async execute(_input, ctx) {
-    return { checkpoints: ctx.services.snapshots.list(ctx.session.id) };
+    return { checkpoints: await ctx.services.snapshots.list(ctx.session.id) };
   },
   render: (data) =>
     data.checkpoints.length === 0

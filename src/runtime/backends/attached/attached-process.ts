@@ -120,7 +120,7 @@ export interface AttachedBackendParts {
   readonly images: readonly string[];
   target(request: RuntimeStart): AttachTarget;
   discard(sessionId: string): Promise<void>;
-  sweep(isLive: (sessionId: string) => boolean): Promise<number>;
+  sweep(isLive: (sessionId: string) => boolean | Promise<boolean>): Promise<number>;
   runningSessions(): Promise<string[]>;
 }
 

@@ -130,7 +130,7 @@ export async function createDockerBackend(
         const sessionId = container.Labels[LABELS.session];
         // A one-shot runtime lives only while its step runs; one left by a crash has no owner.
         const transient = container.Labels[LABELS.transient] === '1' && container.State !== 'running';
-        if (sessionId && isLive(sessionId) && !transient) continue;
+        if (sessionId && (await isLive(sessionId)) && !transient) continue;
         await docker.getContainer(container.Id).remove({ force: true }).catch(ignoring(404, 409));
         removed++;
       }

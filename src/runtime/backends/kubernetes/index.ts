@@ -110,14 +110,14 @@ export async function createKubernetesBackend(
       const pods = await core.listNamespacedPod({ namespace, labelSelector: selector });
       for (const pod of pods.items) {
         const sessionId = pod.metadata?.annotations?.[SESSION_ANNOTATION];
-        if (sessionId && isLive(sessionId)) continue;
+        if (sessionId && (await isLive(sessionId))) continue;
         if (pod.metadata?.name) await deletePod(pod.metadata.name);
         removed++;
       }
       const claims = await core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: selector });
       for (const claim of claims.items) {
         const sessionId = claim.metadata?.annotations?.[SESSION_ANNOTATION];
-        if ((sessionId && isLive(sessionId)) || !claim.metadata?.name) continue;
+        if ((sessionId && (await isLive(sessionId))) || !claim.metadata?.name) continue;
         await core
           .deleteNamespacedPersistentVolumeClaim({ name: claim.metadata.name, namespace })
           .catch(ignoring(404));
