@@ -486,11 +486,21 @@ export class AuditStore {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0 && !this.spilled) return;
+    // The batch is taken out of `pending`: rows recorded while it commits go to a new list. Only a
+    // committed batch leaves the journal; a failed one goes back in front of them and is retried.
     const batch = this.pending;
-    // Only a committed batch leaves the journal and the pending list: a failed commit is retried. Rows
-    // recorded while it commits are appended to `pending` behind the batch.
-    await this.insertBatch(batch);
-    this.pending = this.pending.slice(batch.length);
+    this.pending = [];
+    try {
+      await this.insertBatch(batch);
+    } catch (err) {
+      this.pending = batch.concat(this.pending);
+      if (this.pending.length > this.maxPendingRows) {
+        // Past the cap the newest rows wait in the journal only, as recording them would have done.
+        this.pending.length = this.maxPendingRows;
+        this.spilled = true;
+      }
+      throw err;
+    }
     if (this.spilled) {
       // Rows that waited in the journal only: commit all of it (rows already in are ignored by key).
       this.spilled = false;

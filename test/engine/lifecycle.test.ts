@@ -89,7 +89,7 @@ describe('service lifecycles', () => {
     expect(deleted.statusCode).toBe(204);
 
     // …and nothing after.
-    expect(services.sessions.get(session.id)).toBeUndefined();
+    expect(await services.sessions.get(session.id)).toBeUndefined();
     expect(services.jobs.sessionsWithJobs()).not.toContain(session.id);
     expect(existsSync(historyDir)).toBe(false);
     expect(existsSync(snapshotDir)).toBe(false);

@@ -114,7 +114,7 @@ describe('the eval runner', () => {
       actual: 'FILE_NOT_FOUND',
     });
     expect(variant.passRate).toBeCloseTo(1 / (WRONG.length + 1), 2);
-    expect(t.app.services.sessions.countActive()).toBe(0);
+    expect(await t.app.services.sessions.countActive()).toBe(0);
     const xml = junitXml(report);
     expect(xml).toContain('<testcase classname="read_file" name="d/right"');
     expect(xml).toContain('<failure message="read_file error code">');

@@ -53,6 +53,6 @@ describe('the shipped eval datasets', () => {
     );
     expect(failures.join('\n')).toBe('');
     expect(result.total).toBeGreaterThan(100);
-    expect(t.app.services.sessions.countActive()).toBe(0);
+    expect(await t.app.services.sessions.countActive()).toBe(0);
   });
 });

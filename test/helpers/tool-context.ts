@@ -63,7 +63,7 @@ export async function toolContext(
     dataDir,
     async session(request = { profile: 'read-write' }) {
       const now = Date.now();
-      const { session } = services.sessions.create(
+      const { session } = await services.sessions.create(
         sessionPolicy(request, config, services.registry, now),
         now,
       );

@@ -4,12 +4,13 @@ import { injectAppWithConfig } from './with-config.js';
 
 const DAY = 86_400_000;
 
-const lastUsedAt = (t: InjectApp, id: string) =>
+const lastUsedAt = async (t: InjectApp, id: string) =>
   (
-    t.app.services.db.prepare('SELECT last_used_at FROM sessions WHERE id = ?').get(id) as {
-      last_used_at: number | null;
-    }
-  ).last_used_at;
+    await t.app.services.db.get<{ last_used_at: number | null }>(
+      'SELECT last_used_at FROM sessions WHERE id = ?',
+      [id],
+    )
+  )?.last_used_at;
 
 describe('audit retention (audit.retentionDays)', () => {
   let t: InjectApp;
@@ -41,15 +42,15 @@ describe('idle-session expiry (sessions.idleTtlSeconds)', () => {
 
   it('records the last use of a session when a tool is called', async () => {
     const session = await t.createSession({ profile: 'read-write' });
-    expect(lastUsedAt(t, session.id)).toBeNull();
+    expect(await lastUsedAt(t, session.id)).toBeNull();
     const before = Date.now();
     expect((await t.call(session, 'write_file', { path: 'a.txt', content: 'a' })).status).toBe(200);
-    expect(lastUsedAt(t, session.id)).toBeGreaterThanOrEqual(before);
+    expect(await lastUsedAt(t, session.id)).toBeGreaterThanOrEqual(before);
   });
 
-  it('writes the last-use time at most once per interval, not on every call', () => {
+  it('writes the last-use time at most once per interval, not on every call', async () => {
     const { sessions } = t.app.services;
-    const { session } = sessions.create({
+    const { session } = await sessions.create({
       profile: 'read-only',
       permissions: ['read'],
       categories: null,
@@ -60,12 +61,12 @@ describe('idle-session expiry (sessions.idleTtlSeconds)', () => {
       expiresAt: Date.now() + DAY,
     });
     const t0 = Date.now();
-    sessions.touch(session.id, t0);
-    sessions.touch(session.id, t0 + 1_000);
-    expect(lastUsedAt(t, session.id)).toBe(t0);
+    await sessions.touch(session.id, t0);
+    await sessions.touch(session.id, t0 + 1_000);
+    expect(await lastUsedAt(t, session.id)).toBe(t0);
     // The interval is a quarter of the 60 s idle TTL, so a busy session can never look idle.
-    sessions.touch(session.id, t0 + 15_000);
-    expect(lastUsedAt(t, session.id)).toBe(t0 + 15_000);
+    await sessions.touch(session.id, t0 + 15_000);
+    expect(await lastUsedAt(t, session.id)).toBe(t0 + 15_000);
   });
 
   it('expires a session unused for longer than the idle TTL and keeps one used recently', async () => {
@@ -73,16 +74,16 @@ describe('idle-session expiry (sessions.idleTtlSeconds)', () => {
     const busy = await t.createSession({ profile: 'read-write' });
     expect((await t.call(idle, 'write_file', { path: 'keep.txt', content: 'k' })).status).toBe(200);
     const now = Date.now();
-    t.app.services.sessions.touch(busy.id, now + 50_000);
+    await t.app.services.sessions.touch(busy.id, now + 50_000);
     const later = now + 70_000;
     // Idle sessions count as gone before the sweeper runs…
-    expect(t.app.services.sessions.get(idle.id, later)).toBeUndefined();
-    expect(t.app.services.sessions.get(busy.id, later)?.id).toBe(busy.id);
+    expect(await t.app.services.sessions.get(idle.id, later)).toBeUndefined();
+    expect((await t.app.services.sessions.get(busy.id, later))?.id).toBe(busy.id);
     // …and the sweep removes them with their workspace.
     const swept = await t.app.services.sweep(later);
     expect(swept.sessions).toBeGreaterThanOrEqual(1);
-    expect(t.app.services.sessions.get(idle.id)).toBeUndefined();
-    expect(t.app.services.sessions.get(busy.id)?.id).toBe(busy.id);
+    expect(await t.app.services.sessions.get(idle.id)).toBeUndefined();
+    expect((await t.app.services.sessions.get(busy.id))?.id).toBe(busy.id);
     expect((await t.call(idle, 'read_file', { path: 'keep.txt' })).status).toBe(401);
     expect((await t.call(busy, 'write_file', { path: 'b.txt', content: 'b' })).status).toBe(200);
   });

@@ -125,7 +125,7 @@ describe('approvals', () => {
     expect(await stats()).toMatchObject({ total: 3, pending: 1, success: 1, refused: 1 });
 
     // The third is never decided: it expires (the sweep's clock moved past its deadline).
-    expect(t.app.services.approvals.expireDue(Date.now() + 3_000)).toBeGreaterThanOrEqual(1);
+    expect(await t.app.services.approvals.expireDue(Date.now() + 3_000)).toBeGreaterThanOrEqual(1);
     expect(await rowsOf(expiring)).toMatchObject([
       { status: 'pending' },
       { status: 'refused', errorCode: 'APPROVAL_EXPIRED', decidedBy: 'expiry' },

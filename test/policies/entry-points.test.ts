@@ -63,7 +63,7 @@ describe('policy through the batch endpoint and the pipeline itself', () => {
 
   it('the pipeline refuses the same way when called directly', async () => {
     const created = await t.createSession({ profile: 'read-only' });
-    const session = t.app.services.sessions.get(created.id)!;
+    const session = (await t.app.services.sessions.get(created.id))!;
     const outcome = await t.app.services.pipeline.execute({
       toolName: 'write_file',
       input: { path: 'a', content: 'b' },

@@ -61,9 +61,9 @@ describe('Idempotency-Key', () => {
 
   it('keys expire', async () => {
     await write('key-exp', 'x').expect(200);
-    const removed = t.app.services.db
-      .prepare("UPDATE idempotency_keys SET expires_at = 0 WHERE key = 'key-exp'")
-      .run().changes;
+    const { changes: removed } = await t.app.services.db.run(
+      "UPDATE idempotency_keys SET expires_at = 0 WHERE key = 'key-exp'",
+    );
     expect(removed).toBe(1);
     const again = await write('key-exp', 'different body is fine now');
     expect(again.status).toBe(200);

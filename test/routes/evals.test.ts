@@ -55,7 +55,7 @@ describe('/v1/evals', () => {
     });
     const tools = run.report.variants[0].tools.map((row: { tool: string }) => row.tool);
     expect(tools).toEqual(['apply_patch', 'edit_file', 'read_file']);
-    expect(t.app.services.sessions.countActive()).toBe(0);
+    expect(await t.app.services.sessions.countActive()).toBe(0);
     const junit = await t.admin(t.http.get(`/v1/evals/${run.id}/junit`)).expect(200);
     expect(junit.headers['content-type']).toMatch(/^application\/xml/);
     expect(junit.text).toContain('<testsuite name="apply_patch" tests="7" failures="0">');

@@ -32,13 +32,12 @@ describe('sessions', () => {
     const got = await t.admin(t.http.get(`/v1/sessions/${res.body.id}`));
     expect(got.status).toBe(200);
     expect(got.body.token).toBeUndefined();
-    const row = t.app.services.db
-      .prepare('SELECT token_hash FROM sessions WHERE id = ?')
-      .get(res.body.id) as {
-      token_hash: string;
-    };
-    expect(row.token_hash).not.toContain(res.body.token);
-    expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
+    const row = await t.app.services.db.get<{ token_hash: string }>(
+      'SELECT token_hash FROM sessions WHERE id = ?',
+      [res.body.id],
+    );
+    expect(row?.token_hash).not.toContain(res.body.token);
+    expect(row?.token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('defaults to the execute profile and reports the categories it allows', async () => {

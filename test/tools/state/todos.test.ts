@@ -90,15 +90,13 @@ describe('todo_write / todo_read', () => {
   it('removes a session’s todos when the session is deleted', async () => {
     const session = await t.createSession();
     await t.call(session, 'todo_write', { todos: [{ content: 'gone soon', status: 'pending' }] });
-    const count = () =>
-      (
-        t.app.services.db.prepare('SELECT COUNT(*) AS n FROM todos WHERE session_id = ?').get(session.id) as {
-          n: number;
-        }
-      ).n;
-    expect(count()).toBe(1);
+    const count = async () =>
+      (await t.app.services.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM todos WHERE session_id = ?', [
+        session.id,
+      ]))!.n;
+    expect(await count()).toBe(1);
     expect((await t.admin(t.http.delete(`/v1/sessions/${session.id}`))).status).toBe(204);
-    expect(count()).toBe(0);
+    expect(await count()).toBe(0);
   });
 });
 
