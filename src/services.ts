@@ -223,8 +223,8 @@ export async function createServices(
       metrics.egressConnection(record);
     },
   });
-  runtimes.egress = (sessionId, policy, openRanges) =>
-    egress.openSessionSocket(sessionId, policy, openRanges);
+  runtimes.egress = (sessionId, policy, openRanges, stable) =>
+    egress.openSessionSocket(sessionId, policy, openRanges, { stable });
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);

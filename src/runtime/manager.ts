@@ -8,11 +8,16 @@ import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { SessionRuntime, type EgressLease } from './session-runtime.js';
 import type { NetworkPolicy } from '../config.js';
 
-/** Opens a session's egress socket under a policy (network/egress.ts), for its runtime's lifetime. */
+/**
+ * Opens a session's egress socket under a policy (network/egress.ts), for its runtime's lifetime. Stable:
+ * at the same path at every start (a session's own runtime on a backend whose runtimes outlive the
+ * service: the container keeps the path it was made with, and finds the new socket there).
+ */
 export type EgressProvider = (
   sessionId: string,
   policy: NetworkPolicy,
   openRanges: readonly string[],
+  stable: boolean,
 ) => Promise<EgressLease>;
 
 export interface RuntimeCounters {
@@ -59,11 +64,13 @@ export class RuntimeManager {
     sessionId: string,
     policy: NetworkPolicy | undefined,
     openRanges: readonly string[] = [],
+    transient = false,
   ) {
     if (policy === undefined || policy.mode === 'off') return undefined;
+    const stable = this.backend.persistent === true && !transient;
     return () => {
       if (!this.egress) return Promise.resolve(undefined);
-      return this.egress(sessionId, policy, openRanges);
+      return this.egress(sessionId, policy, openRanges, stable);
     };
   }
 
@@ -127,7 +134,7 @@ export class RuntimeManager {
     const runtime = new SessionRuntime(
       session.id,
       path.join(this.options.workspacesDir, session.id),
-      this.egressOpener(session.id, options.network, options.openRanges),
+      this.egressOpener(session.id, options.network, options.openRanges, true),
       this.backend,
       {
         idleMs: this.options.idleMs,

@@ -1,6 +1,7 @@
 // The Docker Engine API's create body for one session runtime container, and the labels that find it
 // again: pure (no Docker client), so tests can read every security setting without an engine.
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import type { DockerBackendConfig } from '../../../config.js';
 import { KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
 import { EGRESS_SOCKET_PATH, type RuntimeStart } from '../types.js';
@@ -89,17 +90,15 @@ export function containerSpec(
     `${host.nodeBinary}:${CONTAINER_NODE}:ro`,
     // Tool folders and MCP server packages, at their host paths as with bwrap.
     ...request.readOnlyPaths.map((dir) => `${dir}:${dir}:ro`),
-    ...(egress ? [`${egress}:${EGRESS_SOCKET_PATH}:rw`] : []),
+    // The socket's directory, not the socket: a restarted service makes the socket again in it, and a
+    // container that outlived the service sees the new one (a bind of the file would keep the old).
+    ...(egress ? [`${path.dirname(egress)}:${path.posix.dirname(EGRESS_SOCKET_PATH)}:rw`] : []),
   ];
+  const egressInside = egress
+    ? path.posix.join(path.posix.dirname(EGRESS_SOCKET_PATH), path.basename(egress))
+    : undefined;
   const env = {
-    ...runtimeEnv(
-      CONTAINER_WORKSPACE,
-      SHELL,
-      PRLIMIT,
-      false,
-      request.quotaBytes,
-      egress ? EGRESS_SOCKET_PATH : undefined,
-    ),
+    ...runtimeEnv(CONTAINER_WORKSPACE, SHELL, PRLIMIT, false, request.quotaBytes, egressInside),
     TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES: String(KEEP_OUTPUT_BYTES),
   };
   const spec: ContainerSpec = {
