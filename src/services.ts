@@ -417,6 +417,7 @@ export async function createServices(
   }, config.sessions.sweepIntervalSeconds * 1000);
   sweeper.unref();
   runtimes.reattachRunning((id) => sessions.get(id));
+  runtimes.warm();
 
   return {
     ...base,

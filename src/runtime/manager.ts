@@ -215,6 +215,14 @@ export class RuntimeManager {
       );
   }
 
+  /** Lets the backend prepare runtimes ahead (the docker backend's pool), in the background. */
+  warm(): void {
+    const { workspacesDir, quotaBytes, readOnlyPaths = [] } = this.options;
+    this.backend
+      .warm?.({ workspacesDir, quotaBytes, readOnlyPaths })
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'could not start the runtime pool'));
+  }
+
   /** Removes the runtimes (containers, pods) of sessions that are not live; backends without any: 0. */
   async sweep(isLive: (sessionId: string) => boolean): Promise<number> {
     if (!this.backend.sweep) return 0;

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { ATTACH_OP, attachMarker, encodeFrame } from '../../protocol.js';
-import type { RuntimeBackend, RuntimeProcess, RuntimeStart } from '../types.js';
+import type { RuntimeBackend, RuntimeProcess, RuntimeStart, RuntimeTemplate } from '../types.js';
 
 /** An open attach stream: bytes to the runtime's stdin, its stdout and stderr apart, and how to drop it. */
 export interface AttachStream {
@@ -131,6 +131,8 @@ export interface AttachedBackendParts {
   discard(sessionId: string): Promise<void>;
   sweep(isLive: (sessionId: string) => boolean): Promise<number>;
   runningSessions(): Promise<string[]>;
+  warm?(template: RuntimeTemplate): Promise<void>;
+  close?(): Promise<void>;
 }
 
 /**
