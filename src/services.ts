@@ -144,6 +144,7 @@ export async function createServices(
   );
   // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back.
   runtimes.onReattach = (runtime) => jobs.adopt(runtime);
+  jobs.adopted = (sessionId) => runtimes.reattached(sessionId);
 
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? BUILTIN_TOOLS)

@@ -51,6 +51,9 @@ export class RuntimeManager {
   private closing = false;
   /** Set once the egress proxy exists (it needs the stores made after the runtimes); unset: no network. */
   egress: EgressProvider | undefined;
+  /** The start's re-attach pass: listing the running runtimes, then each session's (see reattached). */
+  private listing: Promise<void> | undefined;
+  private readonly reattaching = new Map<string, Promise<void>>();
   /** Takes over the commands a re-attached runtime kept (the job manager's adopt), once it exists. */
   onReattach: ((runtime: SessionRuntime) => Promise<void>) | undefined;
 
@@ -200,19 +203,44 @@ export class RuntimeManager {
   ): void {
     const list = this.backend.runningSessions?.();
     if (!list) return;
-    void list
-      .then(async (ids) => {
+    this.listing = list
+      .then((ids) => {
+        // One after another; each session's own promise says when its jobs are adopted (reattached).
+        let chain = Promise.resolve();
         for (const id of ids) {
           const session = sessionOf(id);
-          if (session && !this.closing)
-            await this.for(session)
-              .call('ping', {})
-              .catch(() => undefined);
+          if (!session) continue;
+          chain = chain.then(async () => {
+            if (!this.closing)
+              await this.for(session)
+                .call('ping', {})
+                .then(
+                  () => undefined,
+                  () => undefined,
+                );
+          });
+          const done = chain;
+          this.reattaching.set(
+            id,
+            done.finally(() => {
+              if (this.reattaching.get(id) === done) this.reattaching.delete(id);
+            }),
+          );
         }
       })
       .catch((err: unknown) =>
         this.options.logger.warn({ err }, 'could not list running runtimes to re-attach'),
       );
+  }
+
+  /**
+   * Resolves once the start's re-attach pass is done with the session (at once when it has nothing of
+   * it): its jobs from the previous life are adopted by then, so a job tool right after a restart finds
+   * them instead of answering "no such job".
+   */
+  async reattached(sessionId: string): Promise<void> {
+    await this.listing;
+    await this.reattaching.get(sessionId);
   }
 
   /** Lets the backend prepare runtimes ahead (the docker backend's pool), in the background. */

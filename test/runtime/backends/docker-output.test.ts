@@ -70,11 +70,9 @@ describe.skipIf(unavailable !== null)('docker backend output across restarts', (
         await t.close({ keepData: true });
         await new Promise((r) => setTimeout(r, 400));
         t = await injectApp(env(), { dataDir });
-        // The service re-attaches in the background at start and adopts both jobs, ended or not.
-        const app = t;
-        await expect
-          .poll(async () => (await app.call(s, 'job_list', {})).body.data.jobs.length, { timeout: 10_000 })
-          .toBe(2);
+        // Right away: a job tool waits for the start's re-attach pass to adopt both, ended or not.
+        const list = await t.call(s, 'job_list', {});
+        expect(list.body.data.jobs).toHaveLength(2);
       }
       for (const [name, n] of [
         ['short', 50],
