@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { injectApp } from '../../helpers/app.js';
+import { injectApp, tempDir } from '../../helpers/app.js';
+import { loadConfig } from '../../../src/config.js';
 import { writeConfigFile } from '../../ops/with-config.js';
 import { containersOf, dockerUnavailable, TEST_IMAGES } from '../../helpers/docker.js';
 import { containerName, LABELS } from '../../../src/runtime/backends/docker/container-spec.js';
@@ -89,5 +90,23 @@ describe.skipIf(unavailable !== null)('docker runtime pool', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('the pool setting', () => {
+  const load = (runtimeBackend: object) =>
+    loadConfig({
+      TOOLGATE_DATA_DIR: tempDir(),
+      TOOLGATE_SANDBOX: 'docker',
+      TOOLGATE_CONFIG: writeConfigFile({ runtimeBackend }),
+    });
+
+  it('is empty unless configured, and names only keys of the image table', () => {
+    expect(load({ type: 'docker' }).containers).toMatchObject({ pool: {} });
+    expect(load({ type: 'docker', pool: { base: 2 } }).containers).toMatchObject({ pool: { base: 2 } });
+    expect(() => load({ type: 'docker', pool: { rust: 1 } })).toThrow(
+      /runtimeBackend\.pool: "rust" is not a key of runtimeBackend\.images \(base\)/,
+    );
+    expect(() => load({ type: 'docker', pool: { base: -1 } })).toThrow(/pool/);
   });
 });
