@@ -169,7 +169,8 @@ export class Egress {
   async close(): Promise<void> {
     for (const server of [...this.servers]) this.stopServer(server);
     this.stableOwners.clear();
-    // The stable directories stay (see prepare); the rest goes.
+    // The stable directories stay (see prepare); the rest goes. Nothing to do where no socket was made.
+    if (this.prepared === undefined) return;
     this.prepared = undefined;
     await this.prepare().catch(() => undefined);
   }
