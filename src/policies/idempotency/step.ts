@@ -19,7 +19,8 @@ function replay(outcome: StoredOutcome): RunResult {
 }
 
 export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware => {
-  const inFlight = new Map<string, Promise<unknown>>();
+  /** Per session and key, the run under way here: settles once its outcome is stored and it is gone. */
+  const inFlight = new Map<string, Promise<void>>();
   const withKey = async (call: ResolvedCall, next: Next, key: string): Promise<RunResult> => {
     if (!KEY_PATTERN.test(key)) {
       throw toolgateError('VALIDATION_FAILED', 'Idempotency-Key must be 1-255 visible ASCII characters', {
@@ -37,7 +38,7 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
     for (;;) {
       const running = inFlight.get(slot);
       if (running) {
-        await running.catch(() => undefined);
+        await running;
         continue;
       }
       stored = await store.get(sessionId, key);
@@ -66,10 +67,10 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
         // not remembered: see above
       }
     };
-    const execution = next();
-    inFlight.set(slot, execution);
+    let finished!: () => void;
+    inFlight.set(slot, new Promise<void>((resolve) => (finished = resolve)));
     try {
-      const result = await execution;
+      const result = await next();
       result.dataJson ??= JSON.stringify(result.data) ?? 'null';
       await remember({ ok: true, dataJson: result.dataJson });
       return result;
@@ -80,7 +81,9 @@ export const idempotency = (store: IdempotencyStore, ttlMs: number): Middleware 
       }
       throw err;
     } finally {
+      // Gone from the map before its waiters wake: they look the key up, and find the stored outcome.
       inFlight.delete(slot);
+      finished();
     }
   };
   return (call, next) => {
