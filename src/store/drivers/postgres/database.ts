@@ -34,10 +34,25 @@ export interface PostgresOptions {
 
 type Runner = pg.Pool | pg.PoolClient;
 
-/** A server-side error (it carries a SQLSTATE) leaves the connection usable; anything else may not. */
-const connectionIntact = (err: unknown): boolean =>
-  typeof (err as { code?: unknown })?.code === 'string' &&
-  /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+/**
+ * node-postgres reports a lost or unobtainable connection ("Connection terminated unexpectedly", a pool
+ * connect timeout) with no code; it gets POSTGRES_UNAVAILABLE, so the error mapping (src/lib/errors.ts)
+ * answers 503 STORAGE_UNAVAILABLE for it as for a refused connection (errno) or a server fault (SQLSTATE).
+ */
+function coded(err: unknown): unknown {
+  if (err instanceof Error && typeof (err as { code?: unknown }).code !== 'string') {
+    Object.assign(err, { code: 'POSTGRES_UNAVAILABLE' });
+  }
+  return err;
+}
+
+/**
+ * The connection itself failed (a socket error, or one coded above), so its state is unknown. A server
+ * error (SQLSTATE) or the caller's own error inside a transaction leaves it usable once rolled back.
+ */
+const connectionFailed = (err: unknown): boolean =>
+  (err as { code?: unknown })?.code === 'POSTGRES_UNAVAILABLE' ||
+  typeof (err as { syscall?: unknown })?.syscall === 'string';
 
 export class PostgresDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
@@ -67,7 +82,12 @@ export class PostgresDatabase implements SqlDatabase {
 
   private async query(runner: Runner, sql: string, params: SqlParams | undefined): Promise<pg.QueryResult> {
     const rewritten = this.parameters.get(sql);
-    return runner.query({ text: rewritten.text, values: bindValues(rewritten, params) });
+    const values = bindValues(rewritten, params);
+    try {
+      return await runner.query({ text: rewritten.text, values });
+    } catch (err) {
+      throw coded(err);
+    }
   }
 
   private queriesOn(runner: Runner): SqlQueries {
@@ -96,19 +116,24 @@ export class PostgresDatabase implements SqlDatabase {
 
   /**
    * Runs `fn` on a connection taken from the pool for it alone, and gives the connection back; one whose
-   * state is unknown (it failed other than with a server error, or `fn` says so) is closed instead.
+   * state is unknown (the connection failed, or `fn` says so) is closed instead.
    */
   async withConnection<T>(
     fn: (client: pg.PoolClient, discard: (reason: Error) => void) => Promise<T>,
   ): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((err: unknown) => Promise.reject(coded(err)));
     let broken: Error | undefined;
+    // A connection lost while checked out is reported as an 'error' event, which the pool listens for
+    // only on idle connections: unheard, it would crash the process. The statement in flight fails too.
+    const onError = (err: Error) => (broken ??= err);
+    client.on('error', onError);
     try {
-      return await fn(client, (reason) => (broken = reason));
+      return await fn(client, (reason) => (broken ??= reason));
     } catch (err) {
-      if (!connectionIntact(err)) broken ??= err as Error;
+      if (connectionFailed(err)) broken ??= err as Error;
       throw err;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

@@ -124,9 +124,10 @@ function statementEdits(text: string): Edit[] {
       const item = text.slice(start, end);
       if (PLAIN_COLUMN.test(item)) return [];
       const order = ORDER_SUFFIX.exec(item);
+      const expressionStart = start + /^\s*/.exec(item)![0].length;
       const expressionEnd = order ? start + order.index : end;
       return [
-        { start, end: start, text: '(' },
+        { start: expressionStart, end: expressionStart, text: '(' },
         { start: expressionEnd, end: expressionEnd, text: ')' },
       ];
     });
