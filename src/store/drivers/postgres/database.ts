@@ -58,6 +58,7 @@ export class PostgresDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
   private readonly parameters = new ParameterCache();
   private readonly direct: SqlQueries;
+  private closing: Promise<void> | undefined;
 
   constructor(
     /** The pool itself, for what only PostgreSQL has (advisory locks) and the tests. */
@@ -174,7 +175,9 @@ export class PostgresDatabase implements SqlDatabase {
     });
   }
 
-  async close(): Promise<void> {
-    await this.pool.end();
+  /** Ends the pool once (a second call waits for the first): pg refuses a second end. */
+  close(): Promise<void> {
+    this.closing ??= this.pool.end();
+    return this.closing;
   }
 }
