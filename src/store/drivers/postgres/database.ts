@@ -74,6 +74,8 @@ export class PostgresDatabase implements SqlDatabase {
       max: Math.max(2, options.maxConnections ?? 10),
       connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
       application_name: 'toolgate',
+      // TCP keepalives find a connection a network cut left dead while it sat idle in the pool.
+      keepAlive: true,
     });
     // Without a listener an idle connection's error (server restart) would crash the process; the pool
     // has already removed that connection, and the next statement opens a new one.
