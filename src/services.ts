@@ -168,7 +168,7 @@ export async function createServices(
   }
 
   const adminKey = await loadAdminKey(config.dataDir, config.apiKey);
-  const db = await openDatabaseOrExplain({ dataDir: config.dataDir }, MIGRATIONS);
+  const db = await openDatabaseOrExplain({ dataDir: config.dataDir, url: config.database.url }, MIGRATIONS);
   const sessions = new SessionStore(db, { idleTtlMs: config.sessions.idleTtlSeconds * 1000 });
   // Overlay dirs of forks deleted while the service was down mid-delete (now = 0: expired ones still count).
   await workspaces.overlays.sweepOrphans(async (id) => (await sessions.get(id, 0)) !== undefined);

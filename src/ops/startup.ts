@@ -60,7 +60,7 @@ export async function prepareDataDir(dir: string, subdirs: readonly string[] = [
   }
 }
 
-/** Opens the database with a message that names it (the SQLite file) when it is damaged or not one. */
+/** Opens the database; a failure is one line naming it (the SQLite file, or the PostgreSQL server). */
 export async function openDatabaseOrExplain(
   choice: DatabaseChoice,
   migrations: readonly Migration[],
@@ -68,6 +68,8 @@ export async function openDatabaseOrExplain(
   try {
     return await openSqlDatabase(choice, migrations);
   } catch (err) {
+    // The PostgreSQL driver's message already names the server (never the password) and the setting.
+    if (choice.url !== undefined) throw new StartupError((err as Error).message);
     const code = errnoCode(err);
     const hint =
       code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT'
@@ -75,8 +77,9 @@ export async function openDatabaseOrExplain(
         : code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN'
           ? '; check that the data dir is writable'
           : '';
-    const name = choice.url ? 'the configured database' : path.join(choice.dataDir, 'toolgate.db');
-    throw new StartupError(`database ${name}: ${(err as Error).message}${hint}`);
+    throw new StartupError(
+      `database ${path.join(choice.dataDir, 'toolgate.db')}: ${(err as Error).message}${hint}`,
+    );
   }
 }
 
