@@ -9,6 +9,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Decision } from './decide.js';
 import type { Connection, Connections, Via } from './connections.js';
+import { HANDOFF_BYTES, handOff, handoffEnabled, type Handoff } from './handoff.js';
 import { serverNameOf } from './sni.js';
 
 export interface ProxyDeps {
@@ -84,22 +85,34 @@ function endThenClose(socket: Duplex): void {
  * Pipes two sockets both ways, counting. A side that closes has the other ended after what it still
  * holds is written (an answer's last megabyte reaches the client); an error closes both at once. The
  * client's first chunk is shown to `firstChunk`, which may refuse it (the tunnel is closed with that
- * reason). The connection is recorded when both sides are closed.
+ * reason). Past HANDOFF_BYTES the kernel carries the rest (handoff.ts). The connection is recorded when
+ * both sides are closed, or when the forwarder is gone.
  */
 function splice(
-  client: Duplex,
+  client: net.Socket,
   upstream: net.Socket,
   connection: Connection,
   firstChunk: (chunk: Buffer) => string | undefined,
+  handed: { current?: Handoff },
 ): void {
   let first = true;
   let open = 2;
+  let moved = 0;
+  const spliceable = handoffEnabled();
   const finish = (reason?: string) => {
+    if (handed.current) return;
     client.destroy();
     upstream.destroy();
     connection.end(reason);
   };
+  const moreMoved = (bytes: number) => {
+    moved += bytes;
+    if (!spliceable || moved < HANDOFF_BYTES || handed.current) return;
+    if (client.readableEnded || upstream.readableEnded || !client.writable || !upstream.writable) return;
+    handed.current = handOff(client, upstream, 'both', connection, (failure) => connection.end(failure));
+  };
   client.on('data', (chunk: Buffer) => {
+    if (handed.current) return;
     if (first) {
       first = false;
       const refused = firstChunk(chunk);
@@ -107,20 +120,24 @@ function splice(
     }
     if (!connection.count('up', chunk.length)) return;
     if (!upstream.write(chunk)) client.pause();
+    moreMoved(chunk.length);
   });
   upstream.on('data', (chunk: Buffer) => {
+    if (handed.current) return;
     if (!connection.count('down', chunk.length)) return;
     if (!client.write(chunk)) upstream.pause();
+    moreMoved(chunk.length);
   });
-  upstream.on('drain', () => client.resume());
-  client.on('drain', () => upstream.resume());
-  client.on('end', () => upstream.end());
-  upstream.on('end', () => client.end());
+  upstream.on('drain', () => handed.current || client.resume());
+  client.on('drain', () => handed.current || upstream.resume());
+  client.on('end', () => handed.current || upstream.end());
+  upstream.on('end', () => handed.current || client.end());
   for (const [socket, other] of [
     [client, upstream],
     [upstream, client],
   ] as const) {
     socket.on('close', () => {
+      if (handed.current) return;
       endThenClose(other);
       if (--open === 0) connection.end();
     });
@@ -155,7 +172,9 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
       upstream.setTimeout(0);
       upstream.off('error', failed);
       client.off('close', abandon);
+      const handed: { current?: Handoff } = {};
       const connection = deps.connections.open({ ...base, address: admitted.address }, () => {
+        if (handed.current) return handed.current.kill();
         client.destroy();
         upstream.destroy();
       });
@@ -168,7 +187,7 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
           ? `TLS server name ${name} differs from ${target.host}`
           : undefined;
       };
-      splice(client, upstream, connection, sniRefusal);
+      splice(client as net.Socket, upstream, connection, sniRefusal, handed);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) client.unshift(head);
     });
@@ -235,17 +254,25 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     const connection = deps.connections.open(
       { sessionId: deps.sessionId, host, port, address: admitted.address, via: 'http' },
       () => {
+        if (handed.current) return handed.current.kill();
         upstream.destroy();
         client.destroy();
       },
     );
     let answered = false;
+    // Past HANDOFF_BYTES of answer, with the request all sent, the kernel carries the rest (handoff.ts).
+    const handed: { current?: Handoff } = {};
+    const spliceable = handoffEnabled();
+    let down = 0;
+    let sent = false;
     const finish = (reason?: string) => {
+      if (handed.current) return;
       upstream.destroy();
       client.destroy();
       connection.end(reason);
     };
     upstream.on('error', (err) => {
+      if (handed.current) return;
       if (answered) return finish(`cut: ${err.message}`);
       // Nothing came back yet: the client still gets an HTTP answer, and the connection says why.
       res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
@@ -268,6 +295,7 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
       upstream.on('drain', () => req.resume());
       req.on('end', () => {
         if (chunked) upstream.write('0\r\n\r\n');
+        sent = true;
       });
       req.resume();
     });
@@ -276,16 +304,22 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
         answered = true;
         upstream.setTimeout(0);
       }
+      if (handed.current) return;
       if (connection.count('down', chunk.length) && !client.write(chunk)) upstream.pause();
+      down += chunk.length;
+      if (spliceable && down >= HANDOFF_BYTES && sent && !upstream.readableEnded && client.writable) {
+        handed.current = handOff(client, upstream, 'down', connection, (failure) => connection.end(failure));
+      }
     });
-    client.on('drain', () => upstream.resume());
+    client.on('drain', () => handed.current || upstream.resume());
     // The answer is finished before the connection is recorded (the audit row is written then).
     upstream.on('end', () => {
+      if (handed.current) return;
       client.end();
       connection.end();
     });
     upstream.on('close', () => {
-      if (!answered) return;
+      if (!answered || handed.current) return;
       client.end();
       connection.end();
     });

@@ -1,0 +1,114 @@
+// Hands a decided, connected, busy egress connection from the proxy's JavaScript copy to the kernel's
+// splice(2) (src/lib/splice-forwarder.ts): the forwarder gets duplicates of both sockets and carries the
+// bytes; the proxy keeps the connection's accounting (the forwarder reports every chunk, counted against
+// the quota as before, and is killed when the quota or the session runs out) and records it when the
+// forwarder exits. Small connections never get here: a forwarder costs a process start (tens of ms of
+// CPU), worth it only once a connection has shown it is a transfer (HANDOFF_BYTES).
+import type { ChildProcess } from 'node:child_process';
+import type net from 'node:net';
+import { spawnSplicer, spliceAvailable } from '../lib/splice-forwarder.js';
+import type { Connection } from './connections.js';
+
+/** Bytes a connection moves through the JavaScript copy before it is handed to splice. */
+export const HANDOFF_BYTES = Number(process.env.TOOLGATE_EGRESS_SPLICE_AFTER ?? 1024 * 1024);
+
+/** Whether connections are handed off at all (TOOLGATE_EGRESS_SPLICE_AFTER=0 turns it off). */
+export function handoffEnabled(): boolean {
+  return HANDOFF_BYTES > 0 && spliceAvailable();
+}
+
+/** Node's internals a socket is stopped with: pause() alone keeps reading until its buffer is full. */
+interface Internals {
+  _handle?: { readStop?: () => number } | null;
+  _read: (size: number) => void;
+}
+
+/** Stops a socket's reads at once and for good (it is handed off; Node must not read it again). */
+function stopReading(socket: net.Socket): void {
+  socket.pause();
+  const internal = socket as unknown as Internals;
+  internal._read = () => undefined;
+  internal._handle?.readStop?.();
+}
+
+/** Resolves once everything written to `socket` so far is out ('drain' comes only after a full buffer). */
+const flushed = (socket: net.Socket) =>
+  new Promise((resolve) => (socket.writableLength === 0 ? resolve(undefined) : socket.write('', resolve)));
+
+export interface Handoff {
+  /** Kills the forwarder (the quota, the session's end): the connection closes with it. */
+  kill(): void;
+}
+
+/**
+ * Hands `client` and `upstream` to a forwarder. `both`: a tunnel, both ways; `down`: only the answer
+ * (a plain-HTTP request already forwarded). What Node has already read is forwarded and written first;
+ * the caller's listeners must ignore both sockets from now on (`ended` is called once when the forwarder
+ * is gone, with why if it failed to start). Returns at once; the forwarder starts when the writes are out.
+ */
+export function handOff(
+  client: net.Socket,
+  upstream: net.Socket,
+  mode: 'both' | 'down',
+  connection: Connection,
+  ended: (failure?: string) => void,
+): Handoff {
+  let child: ChildProcess | undefined;
+  let killed = false;
+  let done = false;
+  const end = (failure?: string) => {
+    if (done) return;
+    done = true;
+    ended(failure);
+  };
+  const readers = mode === 'both' ? [client, upstream] : [upstream];
+  for (const socket of readers) stopReading(socket);
+  // Bytes Node read before it stopped: forwarded now, in order, ahead of the forwarder's.
+  for (const [from, to, direction] of [
+    [upstream, client, 'down'],
+    [client, upstream, 'up'],
+  ] as const) {
+    if (!readers.includes(from)) continue;
+    for (let chunk: Buffer | null; (chunk = from.read() as Buffer | null) !== null;) {
+      if (connection.count(direction, chunk.length)) to.write(chunk);
+    }
+  }
+  const noop = () => undefined;
+  client.on('error', noop);
+  upstream.on('error', noop);
+  void Promise.all([flushed(client), flushed(upstream)]).then(() => {
+    if (killed || client.destroyed || upstream.destroyed) {
+      client.destroy();
+      upstream.destroy();
+      return end(killed ? undefined : 'closed while being handed off');
+    }
+    try {
+      child = spawnSplicer(['pair', mode], ['ignore', 'pipe', 'ignore', client, upstream]);
+    } catch (err) {
+      client.destroy();
+      upstream.destroy();
+      return end(`splice forwarder: ${(err as Error).message}`);
+    }
+    // The forwarder holds its own duplicates: closing ours does not close the connection.
+    client.destroy();
+    upstream.destroy();
+    let pending = '';
+    child.stdout!.on('data', (data: Buffer) => {
+      pending += data.toString('latin1');
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) {
+        const bytes = Number(line.slice(2));
+        if (!connection.count(line[0] === 'u' ? 'up' : 'down', bytes)) return;
+      }
+    });
+    child.once('error', (err) => end(`splice forwarder: ${err.message}`));
+    child.once('close', () => end());
+  });
+  return {
+    kill: () => {
+      killed = true;
+      child?.kill('SIGKILL');
+    },
+  };
+}
