@@ -7,13 +7,14 @@
 // carries bytes. Two uses:
 // - `relay <unix socket>` (inside the sandbox): listens on 127.0.0.1:<port of its choosing>, prints the
 //   port, and joins each connection to the egress socket (the runtime's relay, src/runtime/inside).
-// - `pair both|down` (the service): carries one already decided connection, client on fd 3, upstream on
-//   fd 4, and prints `u <n>` / `d <n>` on stdout for every chunk moved, so the proxy still counts every
-//   byte against the quota and the audit. `down` carries only the answer (upstream → client) and reads
+// - `pair both|down [budget]` (the service): carries one already decided connection, client on fd 3,
+//   upstream on fd 4, and prints `u <n>` / `d <n>` on stdout for every chunk moved, so the proxy still
+//   counts every byte against the quota and the audit. With a budget (the session's quota left) it
+//   moves no more than that, both ways together, and then closes both. `down` carries only the answer (upstream → client) and reads
 //   the client only to see it go: a plain-HTTP client's further requests are never forwarded unchecked.
 // Where no such Python exists (a container image without it), `available` is false and callers copy
 // in JavaScript as before.
-import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 
 /** Bytes per splice call: larger moves little more, smaller costs syscalls (measured 256 KiB ≈ 1 MiB). */
 const CHUNK = 256 * 1024;
@@ -21,6 +22,7 @@ const CHUNK = 256 * 1024;
 export const SPLICE_SCRIPT = `
 import os, socket, sys, threading
 CHUNK = ${CHUNK}
+threading.stack_size(256 * 1024)
 lock = threading.Lock()
 def say(text):
     with lock:
@@ -29,6 +31,16 @@ def kill(*socks):
     for s in socks:
         try: s.shutdown(socket.SHUT_RDWR)
         except OSError: pass
+budget = [int(sys.argv[3]) if len(sys.argv) > 3 else -1]
+def take():
+    with lock:
+        if budget[0] < 0: return CHUNK
+        grant = min(CHUNK, budget[0])
+        budget[0] -= grant
+        return grant
+def give(unused):
+    with lock:
+        if budget[0] >= 0: budget[0] += unused
 def pump(src, dst, tag):
     r, w = os.pipe()
     try:
@@ -37,7 +49,12 @@ def pump(src, dst, tag):
     except OSError: pass
     try:
         while True:
-            got = os.splice(src.fileno(), w, CHUNK)
+            grant = take()
+            if grant == 0:
+                kill(src, dst)
+                break
+            got = os.splice(src.fileno(), w, grant)
+            give(grant - got)
             if got == 0: break
             left = got
             while left: left -= os.splice(r, dst.fileno(), left)
@@ -56,10 +73,17 @@ def watch(client, upstream):
 def join(a, b, tags, down_only=False):
     one = threading.Thread(target=pump, args=(b, a, tags[1]))
     two = threading.Thread(target=watch, args=(a, b)) if down_only else threading.Thread(target=pump, args=(a, b, tags[0]))
-    one.start(); two.start(); one.join()
+    started = []
+    try:
+        for thread in (one, two):
+            thread.start(); started.append(thread)
+    except RuntimeError:
+        kill(a, b)
+    if one in started:
+        one.join()
     # An answer carried alone ends the connection when it ends, as the proxy's own copy does.
     if down_only: kill(a, b)
-    two.join()
+    for thread in started[1:]: thread.join()
     a.close(); b.close()
 def stdin_gone():
     try:
@@ -83,7 +107,9 @@ if mode == 'relay':
         join(client, upstream, (None, None))
     while True:
         client, _ = server.accept()
-        threading.Thread(target=serve, args=(client,), daemon=True).start()
+        # No thread to spare (the sandbox's process limit): this connection is refused, not the relay.
+        try: threading.Thread(target=serve, args=(client,), daemon=True).start()
+        except RuntimeError: client.close()
 else:
     client = socket.socket(fileno=3)
     upstream = socket.socket(fileno=4)
@@ -93,14 +119,22 @@ else:
 
 const PYTHON = '/usr/bin/python3';
 let found: boolean | undefined;
+let probing: Promise<boolean> | undefined;
 
-/** Whether this machine's python3 has os.splice (checked once; a fraction of a second). */
+/** Whether this machine's python3 has os.splice (probed once, in the background: a child start). */
+export function probeSplice(): Promise<boolean> {
+  probing ??= new Promise((resolve) => {
+    const probe = spawn(PYTHON, ['-I', '-S', '-c', 'import os; os.splice'], { stdio: 'ignore' });
+    probe.once('error', () => resolve((found = false)));
+    probe.once('exit', (code) => resolve((found = code === 0)));
+  });
+  return probing;
+}
+
+/** What the probe found; false until it has answered (the probe is started if it was not). */
 export function spliceAvailable(): boolean {
-  if (found === undefined) {
-    const probe = spawnSync(PYTHON, ['-I', '-S', '-c', 'import os; os.splice'], { stdio: 'ignore' });
-    found = probe.status === 0;
-  }
-  return found;
+  if (found === undefined) void probeSplice();
+  return found ?? false;
 }
 
 /** Starts the forwarder in `mode` (see the header) with the given stdio. */

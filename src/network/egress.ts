@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import type { NetworkPolicy } from '../config.js';
 import { toolgateError } from '../lib/errors.js';
+import { probeSplice } from '../lib/splice-forwarder.js';
 import { Connections, type ConnectionSink } from './connections.js';
 import { decide, type Decision } from './decide.js';
 import { effectivePolicy } from './policy.js';
@@ -23,6 +24,8 @@ export interface EgressOptions {
   readonly openRanges: readonly string[];
   readonly hostsFile?: string;
   readonly connectTimeoutMs: number;
+  /** Bytes a connection moves through the proxy's copy before splice(2) carries it (0 = never). */
+  readonly spliceAfterBytes?: number;
   /** Bytes a session's connections may move in all; 0 = no quota. */
   readonly quotaBytes: number;
   readonly sink: ConnectionSink;
@@ -51,6 +54,8 @@ export class Egress {
     this.rules = new AddressRules(options.openRanges);
     this.resolver = new Resolver(options.hostsFile);
     this.connections = new Connections(options.quotaBytes, options.sink);
+    // Whether bulk transfers can be spliced is known before the first one (handoff.ts).
+    if (options.spliceAfterBytes !== 0) void probeSplice();
   }
 
   /** The decision for one destination under `policy` (the quota aside: see connections.refusal). */
@@ -93,6 +98,9 @@ export class Egress {
       decide: (host, port) => decide(rules, this.resolver, effective, host, port),
       connections: this.connections,
       connectTimeoutMs: this.options.connectTimeoutMs,
+      ...(this.options.spliceAfterBytes !== undefined
+        ? { spliceAfterBytes: this.options.spliceAfterBytes }
+        : {}),
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -9,12 +9,12 @@ import type net from 'node:net';
 import { spawnSplicer, spliceAvailable } from '../lib/splice-forwarder.js';
 import type { Connection } from './connections.js';
 
-/** Bytes a connection moves through the JavaScript copy before it is handed to splice. */
-export const HANDOFF_BYTES = Number(process.env.TOOLGATE_EGRESS_SPLICE_AFTER ?? 1024 * 1024);
+/** Bytes a connection moves through the JavaScript copy before it is handed to splice, by default. */
+export const HANDOFF_BYTES = 1024 * 1024;
 
-/** Whether connections are handed off at all (TOOLGATE_EGRESS_SPLICE_AFTER=0 turns it off). */
-export function handoffEnabled(): boolean {
-  return HANDOFF_BYTES > 0 && spliceAvailable();
+/** When a connection is handed off: after `after` bytes, never if 0 or if this machine cannot splice. */
+export function handoffAfter(after: number): number {
+  return after > 0 && spliceAvailable() ? after : Infinity;
 }
 
 /** Node's internals a socket is stopped with: pause() alone keeps reading until its buffer is full. */
@@ -43,13 +43,14 @@ export interface Handoff {
 /**
  * Hands `client` and `upstream` to a forwarder. `both`: a tunnel, both ways; `down`: only the answer
  * (a plain-HTTP request already forwarded). What Node has already read is forwarded and written first;
- * the caller's listeners must ignore both sockets from now on (`ended` is called once when the forwarder
+ * `allowance` is the session's quota left (undefined: none); the caller's listeners must ignore both sockets from now on (`ended` is called once when the forwarder
  * is gone, with why if it failed to start). Returns at once; the forwarder starts when the writes are out.
  */
 export function handOff(
   client: net.Socket,
   upstream: net.Socket,
   mode: 'both' | 'down',
+  allowance: () => number | undefined,
   connection: Connection,
   ended: (failure?: string) => void,
 ): Handoff {
@@ -83,7 +84,11 @@ export function handOff(
       return end(killed ? undefined : 'closed while being handed off');
     }
     try {
-      child = spawnSplicer(['pair', mode], ['ignore', 'pipe', 'ignore', client, upstream]);
+      // The quota left when it starts: a lone connection stops at the quota's last byte, as the copy
+      // does. Several at once each stop within a chunk of it: the proxy kills them all as it counts.
+      const left = allowance();
+      const args = ['pair', mode, ...(left !== undefined ? [String(left)] : [])];
+      child = spawnSplicer(args, ['ignore', 'pipe', 'ignore', client, upstream]);
     } catch (err) {
       client.destroy();
       upstream.destroy();

@@ -9,7 +9,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Decision } from './decide.js';
 import type { Connection, Connections, Via } from './connections.js';
-import { HANDOFF_BYTES, handOff, handoffEnabled, type Handoff } from './handoff.js';
+import { HANDOFF_BYTES, handOff, handoffAfter, type Handoff } from './handoff.js';
 import { serverNameOf } from './sni.js';
 
 export interface ProxyDeps {
@@ -17,6 +17,8 @@ export interface ProxyDeps {
   readonly decide: (host: string, port: number) => Promise<Decision>;
   readonly connections: Connections;
   readonly connectTimeoutMs: number;
+  /** Bytes through the proxy's copy before splice(2) carries a connection (default 1 MiB; 0 = never). */
+  readonly spliceAfterBytes?: number;
 }
 
 /** Request headers that concern the hop to the proxy, not the server. */
@@ -94,11 +96,12 @@ function splice(
   connection: Connection,
   firstChunk: (chunk: Buffer) => string | undefined,
   handed: { current?: Handoff },
+  handoffAt: number,
+  allowance: () => number | undefined,
 ): void {
   let first = true;
   let open = 2;
   let moved = 0;
-  const spliceable = handoffEnabled();
   const finish = (reason?: string) => {
     if (handed.current) return;
     client.destroy();
@@ -107,9 +110,11 @@ function splice(
   };
   const moreMoved = (bytes: number) => {
     moved += bytes;
-    if (!spliceable || moved < HANDOFF_BYTES || handed.current) return;
+    if (moved < handoffAt || handed.current) return;
     if (client.readableEnded || upstream.readableEnded || !client.writable || !upstream.writable) return;
-    handed.current = handOff(client, upstream, 'both', connection, (failure) => connection.end(failure));
+    handed.current = handOff(client, upstream, 'both', allowance, connection, (failure) =>
+      connection.end(failure),
+    );
   };
   client.on('data', (chunk: Buffer) => {
     if (handed.current) return;
@@ -187,7 +192,9 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
           ? `TLS server name ${name} differs from ${target.host}`
           : undefined;
       };
-      splice(client as net.Socket, upstream, connection, sniRefusal, handed);
+      const handoffAt = handoffAfter(deps.spliceAfterBytes ?? HANDOFF_BYTES);
+      const allowance = () => deps.connections.allowance(deps.sessionId);
+      splice(client as net.Socket, upstream, connection, sniRefusal, handed, handoffAt, allowance);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) client.unshift(head);
     });
@@ -262,7 +269,7 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     let answered = false;
     // Past HANDOFF_BYTES of answer, with the request all sent, the kernel carries the rest (handoff.ts).
     const handed: { current?: Handoff } = {};
-    const spliceable = handoffEnabled();
+    const handoffAt = handoffAfter(deps.spliceAfterBytes ?? HANDOFF_BYTES);
     let down = 0;
     let sent = false;
     const finish = (reason?: string) => {
@@ -307,8 +314,11 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
       if (handed.current) return;
       if (connection.count('down', chunk.length) && !client.write(chunk)) upstream.pause();
       down += chunk.length;
-      if (spliceable && down >= HANDOFF_BYTES && sent && !upstream.readableEnded && client.writable) {
-        handed.current = handOff(client, upstream, 'down', connection, (failure) => connection.end(failure));
+      if (down >= handoffAt && sent && !upstream.readableEnded && client.writable) {
+        const allowance = () => deps.connections.allowance(deps.sessionId);
+        handed.current = handOff(client, upstream, 'down', allowance, connection, (failure) =>
+          connection.end(failure),
+        );
       }
     });
     client.on('drain', () => handed.current || upstream.resume());

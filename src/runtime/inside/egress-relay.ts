@@ -15,13 +15,16 @@ const WIDE: object = { highWaterMark: BUFFER };
 
 export interface EgressRelay {
   readonly port: number;
+  /** Whether the kernel carries the bytes (the splice forwarder), not this process. */
+  readonly spliced: boolean;
   /** HTTP_PROXY and friends, upper and lower case: what commands (and git) get. */
   readonly env: Readonly<Record<string, string>>;
 }
 
 /** The relay: spliced when it can be (`copy` forces the Node copy: tests, and the bench's comparison). */
 export async function startEgressRelay(socketPath: string, copy = false): Promise<EgressRelay> {
-  const port = (copy ? undefined : await splicedRelay(socketPath)) ?? (await copyingRelay(socketPath));
+  const splicedPort = copy ? undefined : await splicedRelay(socketPath);
+  const port = splicedPort ?? (await copyingRelay(socketPath));
   const proxy = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {};
   for (const name of ['http_proxy', 'https_proxy', 'all_proxy']) {
@@ -30,7 +33,7 @@ export async function startEgressRelay(socketPath: string, copy = false): Promis
   }
   // The proxy itself must be reached directly; nothing else is local.
   env.no_proxy = env.NO_PROXY = 'localhost,127.0.0.1,::1';
-  return { port, env };
+  return { port, spliced: splicedPort !== undefined, env };
 }
 
 /** The spliced relays started (held: their stdin pipes are their lifelines). */
