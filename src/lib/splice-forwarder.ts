@@ -20,10 +20,10 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 const CHUNK = 256 * 1024;
 
 export const SPLICE_SCRIPT = `
-import os, socket, sys, threading
+import _thread, os, socket, sys
 CHUNK = ${CHUNK}
-threading.stack_size(256 * 1024)
-lock = threading.Lock()
+_thread.stack_size(256 * 1024)
+lock = _thread.allocate_lock()
 def say(text):
     with lock:
         os.write(1, text.encode())
@@ -70,21 +70,37 @@ def watch(client, upstream):
         while client.recv(65536): pass
     except OSError: pass
     kill(client, upstream)
-def join(a, b, tags, down_only=False):
-    one = threading.Thread(target=pump, args=(b, a, tags[1]))
-    two = threading.Thread(target=watch, args=(a, b)) if down_only else threading.Thread(target=pump, args=(a, b, tags[0]))
-    started = []
+def start(fn):
     try:
-        for thread in (one, two):
-            thread.start(); started.append(thread)
+        _thread.start_new_thread(fn, ())
+        return True
     except RuntimeError:
-        kill(a, b)
-    if one in started:
-        one.join()
-    # An answer carried alone ends the connection when it ends, as the proxy's own copy does.
-    if down_only: kill(a, b)
-    for thread in started[1:]: thread.join()
-    a.close(); b.close()
+        return False
+# Each direction on a thread of its own, started without waiting for it (a thread's start handshake is
+# two more wake-ups per connection, which a loaded machine makes milliseconds); the last to end closes.
+def join(a, b, tags, down_only=False, finished=None):
+    left = [2]
+    def end():
+        with lock:
+            left[0] -= 1
+            last = left[0] == 0
+        if last:
+            a.close(); b.close()
+            if finished: finished.release()
+    def down():
+        pump(b, a, tags[1])
+        # An answer carried alone ends the connection when it ends, as the proxy's own copy does.
+        if down_only: kill(a, b)
+        end()
+    def up():
+        if down_only: watch(a, b)
+        else: pump(a, b, tags[0])
+        end()
+    # No thread to spare (the sandbox's process limit): this connection is closed, not the relay.
+    if not start(down):
+        kill(a, b); end(); end()
+    elif not start(up):
+        kill(a, b); end()
 def stdin_gone():
     try:
         while os.read(0, 4096): pass
@@ -92,29 +108,28 @@ def stdin_gone():
         os._exit(0)
 mode = sys.argv[1]
 if mode == 'relay':
-    threading.Thread(target=stdin_gone, daemon=True).start()
+    start(stdin_gone)
     path = sys.argv[2]
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.bind(('127.0.0.1', 0))
     server.listen(128)
     say('%d\\n' % server.getsockname()[1])
-    def serve(client):
+    while True:
+        client, _ = server.accept()
         client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try: upstream.connect(path)
         except OSError:
-            client.close(); upstream.close(); return
+            client.close(); upstream.close(); continue
         join(client, upstream, (None, None))
-    while True:
-        client, _ = server.accept()
-        # No thread to spare (the sandbox's process limit): this connection is refused, not the relay.
-        try: threading.Thread(target=serve, args=(client,), daemon=True).start()
-        except RuntimeError: client.close()
 else:
     client = socket.socket(fileno=3)
     upstream = socket.socket(fileno=4)
     client.setblocking(True); upstream.setblocking(True)
-    join(client, upstream, ('u', 'd'), down_only=sys.argv[2] == 'down')
+    finished = _thread.allocate_lock()
+    finished.acquire()
+    join(client, upstream, ('u', 'd'), sys.argv[2] == 'down', finished)
+    finished.acquire()
 `;
 
 const PYTHON = '/usr/bin/python3';
