@@ -7,10 +7,11 @@
 // carries bytes. Two uses:
 // - `relay <unix socket>` (inside the sandbox): listens on 127.0.0.1:<port of its choosing>, prints the
 //   port, and joins each connection to the egress socket (the runtime's relay, src/runtime/inside).
-// - `pair both|down [budget]` (the service): carries one already decided connection, client on fd 3,
-//   upstream on fd 4, and prints `u <n>` / `d <n>` on stdout for every chunk moved, so the proxy still
-//   counts every byte against the quota and the audit. With a budget (the session's quota left) it
-//   moves no more than that, both ways together, and then closes both. `down` carries only the answer (upstream → client) and reads
+// - `pair both|down` (the service): carries one already decided connection, client on fd 3, upstream
+//   on fd 4. It prints `ready` once started and touches neither socket before a `go <budget>` line on
+//   stdin; then it prints `u <n>` / `d <n>` on stdout for every chunk moved, so the proxy still counts
+//   every byte against the quota and the audit. A budget of 0 or more (the session's quota left) is
+//   the most it moves, both ways together, before it closes both; -1: no quota. `down` carries only the answer (upstream → client) and reads
 //   the client only to see it go: a plain-HTTP client's further requests are never forwarded unchecked.
 // Where no such Python exists (a container image without it), `available` is false and callers copy
 // in JavaScript as before.
@@ -31,7 +32,7 @@ def kill(*socks):
     for s in socks:
         try: s.shutdown(socket.SHUT_RDWR)
         except OSError: pass
-budget = [int(sys.argv[3]) if len(sys.argv) > 3 else -1]
+budget = [-1]
 def take():
     with lock:
         if budget[0] < 0: return CHUNK
@@ -123,6 +124,11 @@ if mode == 'relay':
             client.close(); upstream.close(); continue
         join(client, upstream, (None, None))
 else:
+    # Started early: the sockets are the proxy's until it says go (and has closed its own handles).
+    say('ready\\n')
+    line = sys.stdin.readline().split()
+    if not line or line[0] != 'go': os._exit(0)
+    budget[0] = int(line[1])
     client = socket.socket(fileno=3)
     upstream = socket.socket(fileno=4)
     client.setblocking(True); upstream.setblocking(True)

@@ -36,15 +36,20 @@ const flushed = (socket: net.Socket) =>
   new Promise((resolve) => (socket.writableLength === 0 ? resolve(undefined) : socket.write('', resolve)));
 
 export interface Handoff {
-  /** Kills the forwarder (the quota, the session's end): the connection closes with it. */
+  /** True once the forwarder carries the bytes: the caller's own copy must then ignore both sockets. */
+  readonly taken: boolean;
+  /** Kills the forwarder (the quota, the session's end): once taken, the connection closes with it. */
   kill(): void;
 }
 
 /**
  * Hands `client` and `upstream` to a forwarder. `both`: a tunnel, both ways; `down`: only the answer
- * (a plain-HTTP request already forwarded). What Node has already read is forwarded and written first;
- * `allowance` is the session's quota left (undefined: none); the caller's listeners must ignore both sockets from now on (`ended` is called once when the forwarder
- * is gone, with why if it failed to start). Returns at once; the forwarder starts when the writes are out.
+ * (a plain-HTTP request already forwarded). The forwarder is started at once with duplicates of both
+ * sockets but touches them only when told to: until it says it is ready (a process start, tens of ms on
+ * a busy machine) the caller's copy goes on, so the start costs no stall. Then Node stops reading, what
+ * it has read is forwarded and written first, its handles are closed and the forwarder goes, with the
+ * session's quota left (`allowance`, undefined: none). `ended` is called once when a forwarder that
+ * took over is gone. A connection that ends before the forwarder is ready just kills it.
  */
 export function handOff(
   client: net.Socket,
@@ -54,7 +59,7 @@ export function handOff(
   connection: Connection,
   ended: (failure?: string) => void,
 ): Handoff {
-  let child: ChildProcess | undefined;
+  let taken = false;
   let killed = false;
   let done = false;
   const end = (failure?: string) => {
@@ -62,58 +67,71 @@ export function handOff(
     done = true;
     ended(failure);
   };
-  const readers = mode === 'both' ? [client, upstream] : [upstream];
-  for (const socket of readers) stopReading(socket);
-  // Bytes Node read before it stopped: forwarded now, in order, ahead of the forwarder's.
-  for (const [from, to, direction] of [
-    [upstream, client, 'down'],
-    [client, upstream, 'up'],
-  ] as const) {
-    if (!readers.includes(from)) continue;
-    for (let chunk: Buffer | null; (chunk = from.read() as Buffer | null) !== null;) {
-      if (connection.count(direction, chunk.length)) to.write(chunk);
-    }
+  let child: ChildProcess;
+  try {
+    child = spawnSplicer(['pair', mode], ['pipe', 'pipe', 'ignore', client, upstream]);
+  } catch {
+    // No forwarder: the copy simply goes on.
+    return { taken: false, kill: () => undefined };
   }
-  const noop = () => undefined;
-  client.on('error', noop);
-  upstream.on('error', noop);
-  void Promise.all([flushed(client), flushed(upstream)]).then(() => {
-    if (killed || client.destroyed || upstream.destroyed) {
-      client.destroy();
-      upstream.destroy();
-      return end(killed ? undefined : 'closed while being handed off');
+  const kill = () => {
+    killed = true;
+    child.kill('SIGKILL');
+  };
+  child.stdin!.on('error', () => undefined);
+  child.once('error', () => (taken ? end('splice forwarder failed') : undefined));
+  child.once('close', () => (taken ? end() : undefined));
+  // Until it takes over, the copy owns the connection: its end is the forwarder's end too.
+  const closed = () => !taken && kill();
+  client.once('close', closed);
+  upstream.once('close', closed);
+  let pending = '';
+  child.stdout!.on('data', (data: Buffer) => {
+    pending += data.toString('latin1');
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      if (line === 'ready') take();
+      else if (!connection.count(line[0] === 'u' ? 'up' : 'down', Number(line.slice(2)))) return;
     }
-    try {
-      // The quota left when it starts: a lone connection stops at the quota's last byte, as the copy
-      // does. Several at once each stop within a chunk of it: the proxy kills them all as it counts.
-      const left = allowance();
-      const args = ['pair', mode, ...(left !== undefined ? [String(left)] : [])];
-      child = spawnSplicer(args, ['ignore', 'pipe', 'ignore', client, upstream]);
-    } catch (err) {
-      client.destroy();
-      upstream.destroy();
-      return end(`splice forwarder: ${(err as Error).message}`);
-    }
-    // The forwarder holds its own duplicates: closing ours does not close the connection.
-    client.destroy();
-    upstream.destroy();
-    let pending = '';
-    child.stdout!.on('data', (data: Buffer) => {
-      pending += data.toString('latin1');
-      const lines = pending.split('\n');
-      pending = lines.pop()!;
-      for (const line of lines) {
-        const bytes = Number(line.slice(2));
-        if (!connection.count(line[0] === 'u' ? 'up' : 'down', bytes)) return;
-      }
-    });
-    child.once('error', (err) => end(`splice forwarder: ${err.message}`));
-    child.once('close', () => end());
   });
+  const take = () => {
+    const open = (socket: net.Socket) => !socket.destroyed && !socket.readableEnded && socket.writable;
+    if (killed || !open(client) || !open(upstream)) return kill();
+    taken = true;
+    const readers = mode === 'both' ? [client, upstream] : [upstream];
+    for (const socket of readers) stopReading(socket);
+    // Bytes Node read before it stopped: forwarded now, in order, ahead of the forwarder's.
+    for (const [from, to, direction] of [
+      [upstream, client, 'down'],
+      [client, upstream, 'up'],
+    ] as const) {
+      if (!readers.includes(from)) continue;
+      for (let chunk: Buffer | null; (chunk = from.read() as Buffer | null) !== null;) {
+        if (connection.count(direction, chunk.length)) to.write(chunk);
+      }
+    }
+    const noop = () => undefined;
+    client.on('error', noop);
+    upstream.on('error', noop);
+    void Promise.all([flushed(client), flushed(upstream)]).then(() => {
+      const broken = client.destroyed || upstream.destroyed;
+      // The forwarder holds its own duplicates: closing ours does not close the connection.
+      client.destroy();
+      upstream.destroy();
+      if (killed || broken) {
+        kill();
+        return end(killed ? undefined : 'closed while being handed off');
+      }
+      // The quota left now: a lone connection stops at the quota's last byte, as the copy does. Several
+      // at once each stop within a chunk of it: the proxy kills them all as it counts.
+      child.stdin!.end(`go ${allowance() ?? -1}\n`);
+    });
+  };
   return {
-    kill: () => {
-      killed = true;
-      child?.kill('SIGKILL');
+    get taken() {
+      return taken;
     },
+    kill,
   };
 }

@@ -103,7 +103,7 @@ function splice(
   let open = 2;
   let moved = 0;
   const finish = (reason?: string) => {
-    if (handed.current) return;
+    if (handed.current?.taken) return;
     client.destroy();
     upstream.destroy();
     connection.end(reason);
@@ -117,7 +117,7 @@ function splice(
     );
   };
   client.on('data', (chunk: Buffer) => {
-    if (handed.current) return;
+    if (handed.current?.taken) return;
     if (first) {
       first = false;
       const refused = firstChunk(chunk);
@@ -128,21 +128,21 @@ function splice(
     moreMoved(chunk.length);
   });
   upstream.on('data', (chunk: Buffer) => {
-    if (handed.current) return;
+    if (handed.current?.taken) return;
     if (!connection.count('down', chunk.length)) return;
     if (!client.write(chunk)) upstream.pause();
     moreMoved(chunk.length);
   });
-  upstream.on('drain', () => handed.current || client.resume());
-  client.on('drain', () => handed.current || upstream.resume());
-  client.on('end', () => handed.current || upstream.end());
-  upstream.on('end', () => handed.current || client.end());
+  upstream.on('drain', () => handed.current?.taken || client.resume());
+  client.on('drain', () => handed.current?.taken || upstream.resume());
+  client.on('end', () => handed.current?.taken || upstream.end());
+  upstream.on('end', () => handed.current?.taken || client.end());
   for (const [socket, other] of [
     [client, upstream],
     [upstream, client],
   ] as const) {
     socket.on('close', () => {
-      if (handed.current) return;
+      if (handed.current?.taken) return;
       endThenClose(other);
       if (--open === 0) connection.end();
     });
@@ -179,7 +179,8 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
       client.off('close', abandon);
       const handed: { current?: Handoff } = {};
       const connection = deps.connections.open({ ...base, address: admitted.address }, () => {
-        if (handed.current) return handed.current.kill();
+        handed.current?.kill();
+        if (handed.current?.taken) return;
         client.destroy();
         upstream.destroy();
       });
@@ -261,7 +262,8 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     const connection = deps.connections.open(
       { sessionId: deps.sessionId, host, port, address: admitted.address, via: 'http' },
       () => {
-        if (handed.current) return handed.current.kill();
+        handed.current?.kill();
+        if (handed.current?.taken) return;
         upstream.destroy();
         client.destroy();
       },
@@ -273,13 +275,13 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     let down = 0;
     let sent = false;
     const finish = (reason?: string) => {
-      if (handed.current) return;
+      if (handed.current?.taken) return;
       upstream.destroy();
       client.destroy();
       connection.end(reason);
     };
     upstream.on('error', (err) => {
-      if (handed.current) return;
+      if (handed.current?.taken) return;
       if (answered) return finish(`cut: ${err.message}`);
       // Nothing came back yet: the client still gets an HTTP answer, and the connection says why.
       res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
@@ -311,25 +313,25 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
         answered = true;
         upstream.setTimeout(0);
       }
-      if (handed.current) return;
+      if (handed.current?.taken) return;
       if (connection.count('down', chunk.length) && !client.write(chunk)) upstream.pause();
       down += chunk.length;
-      if (down >= handoffAt && sent && !upstream.readableEnded && client.writable) {
+      if (!handed.current && down >= handoffAt && sent && !upstream.readableEnded && client.writable) {
         const allowance = () => deps.connections.allowance(deps.sessionId);
         handed.current = handOff(client, upstream, 'down', allowance, connection, (failure) =>
           connection.end(failure),
         );
       }
     });
-    client.on('drain', () => handed.current || upstream.resume());
+    client.on('drain', () => handed.current?.taken || upstream.resume());
     // The answer is finished before the connection is recorded (the audit row is written then).
     upstream.on('end', () => {
-      if (handed.current) return;
+      if (handed.current?.taken) return;
       client.end();
       connection.end();
     });
     upstream.on('close', () => {
-      if (!answered || handed.current) return;
+      if (!answered || handed.current?.taken) return;
       client.end();
       connection.end();
     });
