@@ -34,6 +34,8 @@ export interface EgressOptions {
 /** A session's egress socket while its runtime lives. */
 export interface EgressSocket {
   readonly socketPath: string;
+  /** Whether the sandbox's relay may use splice(2) too (spliceAfterBytes not 0). */
+  readonly splice: boolean;
   close(): Promise<void>;
 }
 
@@ -112,6 +114,7 @@ export class Egress {
     this.servers.add(server);
     return {
       socketPath,
+      splice: this.options.spliceAfterBytes !== 0,
       close: async () => {
         if (!this.servers.delete(server)) return;
         // Not waited for: a tunnel's socket is no longer the server's to track once upgraded.
