@@ -4,8 +4,10 @@
 // machine (docs/performance.md, egress). The forwarder is a short Python program (os.splice, Python
 // 3.10+, which Debian's python3 has), run with `python3 -c`, so it ships inside the runtime's bundle
 // like everything else. It decides nothing: the egress proxy decides, connects and accounts; this only
-// carries bytes, for the proxy (src/network/handoff.ts) and the runtime's relay in the sandbox
-// (src/runtime/inside/egress-relay.ts) alike, one connection per forwarder, past its first MiB:
+// carries bytes. Two modes:
+// - `relay <unix socket>` (the runtime's relay in the sandbox, src/runtime/inside/egress-relay.ts):
+//   listens on 127.0.0.1:<a port of its choosing>, prints the port, and joins each connection to the
+//   egress socket, for as long as its stdin (a pipe from the runtime) is open.
 // - `pair both|down`: carries one connection, client on fd 3, upstream on fd 4. It is started while
 //   the caller still copies, prints `ready`, and touches neither socket before a `go <budget>` line on
 //   stdin; then it prints `u <n>` / `d <n>` on stdout for every chunk moved (the proxy counts each
@@ -103,6 +105,26 @@ def join(a, b, tags, down_only=False, finished=None):
         kill(a, b); end(); end()
     elif not start(up):
         kill(a, b); end()
+def stdin_gone():
+    try:
+        while os.read(0, 4096): pass
+    finally:
+        os._exit(0)
+if sys.argv[1] == 'relay':
+    start(stdin_gone)
+    path = sys.argv[2]
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(('127.0.0.1', 0))
+    server.listen(128)
+    say('%d\\n' % server.getsockname()[1])
+    while True:
+        client, _ = server.accept()
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try: upstream.connect(path)
+        except OSError:
+            client.close(); upstream.close(); continue
+        join(client, upstream, (None, None))
 if sys.argv[1] == 'pair':
     # Started early: the sockets are the caller's until it says go (and has closed its own handles).
     say('ready\\n')

@@ -1,6 +1,6 @@
 // The egress path's bulk bytes through the kernel's splice(2): where python3 can splice, the runtime's
-// relay hands a connection past 1 MiB to a forwarder, and the proxy past `spliceAfterBytes` to one of
-// its own. What must still hold once the kernel carries the bytes: every byte arrives in
+// relay is the splice forwarder in relay mode, and the proxy hands a connection past `spliceAfterBytes`
+// to a forwarder of its own. What must still hold once the kernel carries the bytes: every byte arrives in
 // order, the connection's audit record counts exactly the bytes moved, the quota cuts the session off
 // at its last byte and refuses what follows, and a session that goes takes its forwarders with it.
 // In one process like proxy-stream.test.ts: a loopback origin, the proxy on a Unix socket, the relay.
@@ -28,6 +28,16 @@ const AFTER = 256 * 1024;
  * over by making them blocking, which shows in the shared file status flags (O_NONBLOCK gone).
  */
 function forwarders(): string[] {
+  return children().filter((mode) => mode.startsWith('pair'));
+}
+
+/** This process's splice relays (the forwarder in relay mode). */
+function relays(): string[] {
+  return children().filter((mode) => mode.startsWith('relay'));
+}
+
+/** The splice script's arguments in each child of this process, `pair` ones marked when carrying. */
+function children(): string[] {
   const found: string[] = [];
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
@@ -39,7 +49,10 @@ function forwarders(): string[] {
         .slice(argv.indexOf('-c') + 2)
         .join(' ')
         .trim();
-      if (!mode.startsWith('pair')) continue;
+      if (!mode.startsWith('pair')) {
+        found.push(mode);
+        continue;
+      }
       const flags = /flags:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/fdinfo/3`, 'utf8'))?.[1];
       found.push(`${mode}${(parseInt(flags ?? '4000', 8) & 0o4000) === 0 ? ' carrying' : ''}`);
     } catch {
@@ -85,6 +98,8 @@ describe.skipIf(!spliceable)('egress bytes carried by splice', () => {
       servers.push(proxy);
     }
     relayPort = (await startEgressRelay(path.join(dir, 'tunnel.sock'))).port;
+    // The relay is the splice forwarder in relay mode, a child of this process.
+    expect(relays()).toHaveLength(1);
   });
   afterAll(() => {
     for (const proxy of servers) {
@@ -128,11 +143,8 @@ describe.skipIf(!spliceable)('egress bytes carried by splice', () => {
     socket.write(`CONNECT 127.0.0.1:${originPort} HTTP/1.1\r\nHost: 127.0.0.1:${originPort}\r\n\r\n`);
     await new Promise((resolve) => socket.once('data', resolve));
     const answer = await receive(socket, request, (total) => {
-      // Past the hand-offs: two forwarders (children of this process) carry the connection, the
-      // relay's and the proxy's.
-      if (!carried && total > 2 * 1024 * 1024) {
-        carried = forwarders().filter((mode) => mode === 'pair both carrying').length === 2;
-      }
+      // Past the hand-off: a forwarder (a child of this process) carries the proxy's side.
+      if (!carried && total > 2 * AFTER) carried = forwarders().includes('pair both carrying');
     });
     expect(carried).toBe(true);
     const head = answer.indexOf('\r\n\r\n') + 4;

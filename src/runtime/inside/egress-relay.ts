@@ -2,11 +2,19 @@
 // that relays each TCP connection to the session's egress socket, so programs that speak to an HTTP
 // proxy by host and port (curl, pip, npm, git) find one. The proxy variables every command gets point
 // here. There is no other interface in the namespace: a direct connection has nowhere to go.
-// A connection's first MiB is copied here; past it, where the sandbox has a python3 with os.splice, the
-// kernel's splice(2) carries the rest (src/lib/splice-forwarder.ts): small requests keep this process's
-// set-up cost, downloads stop costing a JavaScript copy.
+// Where the sandbox has a python3 with os.splice the relay is the splice forwarder in relay mode, a
+// process of its own for the runtime's lifetime (src/lib/splice-forwarder.ts): the kernel carries the
+// bytes. Else (or told to copy) it is this Node relay, which hands a connection past 1 MiB to a splice
+// forwarder when it can.
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { handOff, probeSplice, spliceAvailable, type Handoff } from '../../lib/splice-forwarder.js';
+import {
+  handOff,
+  probeSplice,
+  spawnSplicer,
+  spliceAvailable,
+  type Handoff,
+} from '../../lib/splice-forwarder.js';
 
 /** Deep socket buffers, as the proxy's (src/network/proxy.ts says why): 16 KiB is Node's default. */
 const BUFFER = 1024 * 1024;
@@ -62,8 +70,42 @@ function relay(client: net.Socket, socketPath: string, copy: boolean): void {
   }
 }
 
-/** The relay (`copy`: never spliced — network.spliceAfterBytes 0, and tests). */
-export function startEgressRelay(socketPath: string, copy = false): Promise<EgressRelay> {
+/** The spliced relays started (held: their stdin pipes are their lifelines). */
+const relays: ChildProcess[] = [];
+
+/**
+ * The splice forwarder in relay mode, as a child that lives as long as this process (it exits when its
+ * stdin, a pipe from us, closes). Its port, or undefined when it cannot run here (no python3, no
+ * os.splice): then the Node relay serves.
+ */
+function splicedRelay(socketPath: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawnSplicer(['relay', socketPath], ['pipe', 'pipe', 'ignore']);
+    } catch {
+      return resolve(undefined);
+    }
+    let out = '';
+    const failed = () => resolve(undefined);
+    child.once('error', failed);
+    child.once('exit', failed);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /^(\d+)\n/.exec(out);
+      if (!match) return;
+      child.off('exit', failed);
+      child.stdout!.destroy();
+      // Never waited for: it must not keep the runtime alive, and it dies with it.
+      child.unref();
+      (child.stdin as net.Socket).unref();
+      relays.push(child);
+      resolve(Number(match[1]));
+    });
+  });
+}
+
+function nodeRelay(socketPath: string, copy: boolean): Promise<number> {
   // Whether this sandbox can splice is found in the background; until then connections are copied.
   if (!copy) void probeSplice();
   const server = net.createServer({ noDelay: true, allowHalfOpen: true, highWaterMark: BUFFER }, (client) =>
@@ -72,17 +114,22 @@ export function startEgressRelay(socketPath: string, copy = false): Promise<Egre
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      const proxy = `http://127.0.0.1:${port}`;
-      const env: Record<string, string> = {};
-      for (const name of ['http_proxy', 'https_proxy', 'all_proxy']) {
-        env[name] = proxy;
-        env[name.toUpperCase()] = proxy;
-      }
-      // The proxy itself must be reached directly; nothing else is local.
-      env.no_proxy = env.NO_PROXY = 'localhost,127.0.0.1,::1';
       server.unref();
-      resolve({ port, env });
+      resolve((server.address() as net.AddressInfo).port);
     });
   });
+}
+
+/** The relay (`copy`: never spliced — network.spliceAfterBytes 0, and tests). */
+export async function startEgressRelay(socketPath: string, copy = false): Promise<EgressRelay> {
+  const port = (copy ? undefined : await splicedRelay(socketPath)) ?? (await nodeRelay(socketPath, copy));
+  const proxy = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {};
+  for (const name of ['http_proxy', 'https_proxy', 'all_proxy']) {
+    env[name] = proxy;
+    env[name.toUpperCase()] = proxy;
+  }
+  // The proxy itself must be reached directly; nothing else is local.
+  env.no_proxy = env.NO_PROXY = 'localhost,127.0.0.1,::1';
+  return { port, env };
 }
