@@ -3,7 +3,7 @@
 // download through them, plain HTTP and a CONNECT tunnel, two ways: `copy` (the relay and the proxy copy
 // every byte through JavaScript, all in this one process) and `splice` (each hands a connection past
 // 1 MiB to a splice forwarder: src/lib/splice-forwarder.ts). CPU per MB is the whole chain's (origin
-// and client included, and the forwarders' processes, this process's children, for `splice`). No goal:
+// and client included, and for `splice` the forwarders' processes: the relay's, and the proxy's). No goal:
 // it tells the code's cost apart from the machine's (the egress bench measures the real thing).
 // Needs nothing special (python3 with os.splice for `splice`, else that row is left out).
 import http from 'node:http';
@@ -16,7 +16,7 @@ import { createProxyServer } from '../src/network/proxy.js';
 import { Connections } from '../src/network/connections.js';
 import { startEgressRelay } from '../src/runtime/inside/egress-relay.js';
 import { probeSplice } from '../src/lib/splice-forwarder.js';
-import { childrenCpuMs } from './splice-cpu.js';
+import { childrenCpuMs, relaysCpuMs } from './splice-cpu.js';
 
 const MB = 1024 * 1024;
 const BYTES = Number(process.env.BENCH_EGRESS_CHAIN_BYTES ?? 200 * MB);
@@ -87,13 +87,13 @@ try {
       const cpus: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const cpu = process.cpuUsage();
-        const others = childrenCpuMs();
+        const others = childrenCpuMs() + relaysCpuMs();
         const started = performance.now();
         const received = await download(chain.relayPort, tunnel);
         const used = process.cpuUsage(cpu);
         // The forwarder exits just after the client has its last byte: reaped before it is counted.
         await new Promise((resolve) => setTimeout(resolve, 100));
-        const forwarders = childrenCpuMs() - others;
+        const forwarders = childrenCpuMs() + relaysCpuMs() - others;
         if (received < BYTES) throw new Error(`only ${received} of ${BYTES} bytes came through`);
         speeds.push(received / MB / ((performance.now() - started - 100) / 1000));
         cpus.push(((used.user + used.system) / 1000 + forwarders) / (received / MB));

@@ -5,9 +5,8 @@
 // time_total, p50 difference, goal ≤ 2 ms); and web_fetch of a 200 KB HTML page as Markdown (p50 of
 // the whole call, goal ≤ 100 ms). Needs root, bwrap and iproute2.
 // The bulk bytes go through the kernel's splice(2) (the sandbox's relay, and the proxy past
-// network.spliceAfterBytes): the CPU of the proxy's forwarders (python3 processes, this process's
-// children) is reported beside the service's own; the relay's, in the sandbox, are out of its reach
-// (the same program, the same bytes: egress-chain measures both). The same
+// network.spliceAfterBytes): the CPU of those forwarders (python3 processes: the proxy's are this
+// process's children, the relay lives in the sandbox) is reported beside the service's own. The same
 // download and set-up with every byte copied through JavaScript at both hops (network.spliceAfterBytes
 // 0: a second service) is the baseline the splice is measured against, in the same run.
 import { execFileSync } from 'node:child_process';
@@ -15,7 +14,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { callTool, fmt, percentile, startServer } from './lib.js';
-import { childrenCpuMs } from './splice-cpu.js';
+import { childrenCpuMs, relaysCpuMs } from './splice-cpu.js';
 import { startInternet, unavailable } from '../test/network/internet.js';
 
 const MB = 1024 * 1024;
@@ -68,15 +67,18 @@ try {
   // The proxy runs in this process: its CPU time per proxied MB does not depend on how busy the machine is.
   let proxyCpuMs = 0;
   let forwardersCpuMs = 0;
+  let relayCpuMs = 0;
   const copied: number[] = [];
   const curlBig = `curl -sS -o /dev/null -w '%{speed_download}' 'http://allowed.test${big}'`;
   for (let i = 0; i < DOWNLOADS; i++) {
     const cpu = process.cpuUsage();
     const children = childrenCpuMs();
+    const relays = relaysCpuMs();
     proxied.push(Number(await inSession(curlBig)));
     const used = process.cpuUsage(cpu);
     proxyCpuMs += (used.user + used.system) / 1000;
     forwardersCpuMs += childrenCpuMs() - children;
+    relayCpuMs += relaysCpuMs() - relays;
     copied.push(
       Number(
         (
@@ -176,7 +178,7 @@ try {
   const perMb = (ms: number) => fmt(ms / ((DOWNLOADS * DOWNLOAD_BYTES) / MB));
   console.log(
     `  CPU per MB: the service process (the proxy, and the call around it) ${perMb(proxyCpuMs)} ms, ` +
-      `its splice forwarders ${perMb(forwardersCpuMs)} ms (10 ms ticks)`,
+      `its splice forwarders ${perMb(forwardersCpuMs)} ms, the sandbox's splice relay ${perMb(relayCpuMs)} ms (10 ms ticks)`,
   );
   console.log(
     `small request set-up (curl time_total, ${SMALL} each): proxy ${fmt(p50(smallProxied) * 1000)} ms, ` +
