@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections, type ConnectionRecord } from '../../src/network/connections.js';
 import { createProxyServer } from '../../src/network/proxy.js';
 import { probeSplice } from '../../src/lib/splice-forwarder.js';
-import { startEgressRelay } from '../../src/runtime/inside/egress-relay.js';
+import { startEgressRelay, type EgressRelay } from '../../src/runtime/inside/egress-relay.js';
 
 const spliceable = await probeSplice();
 if (!spliceable) console.log('test/network/splice skipped: no /usr/bin/python3 with os.splice');
@@ -81,6 +81,7 @@ describe.skipIf(!spliceable)('egress bytes carried by splice', () => {
   };
   let originPort = 0;
   let relayPort = 0;
+  let relay: EgressRelay | undefined;
   const servers: http.Server[] = [];
 
   beforeAll(async () => {
@@ -97,11 +98,13 @@ describe.skipIf(!spliceable)('egress bytes carried by splice', () => {
       await new Promise<void>((resolve) => proxy.listen(path.join(dir, `${sessionId}.sock`), resolve));
       servers.push(proxy);
     }
-    relayPort = (await startEgressRelay(path.join(dir, 'tunnel.sock'))).port;
+    relay = await startEgressRelay(path.join(dir, 'tunnel.sock'));
+    relayPort = relay.port;
     // The relay is the splice forwarder in relay mode, a child of this process.
     expect(relays()).toHaveLength(1);
   });
   afterAll(() => {
+    relay?.close();
     for (const proxy of servers) {
       proxy.closeAllConnections();
       proxy.close();

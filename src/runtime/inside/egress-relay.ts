@@ -27,6 +27,8 @@ export interface EgressRelay {
   readonly port: number;
   /** HTTP_PROXY and friends, upper and lower case: what commands (and git) get. */
   readonly env: Readonly<Record<string, string>>;
+  /** Stops listening (the runtime never does: the relay lives as long as it; tests do). */
+  close(): void;
 }
 
 /** A side that closes has the other ended once what it holds is written (not destroyed: a megabyte of
@@ -71,14 +73,19 @@ function relay(client: net.Socket, socketPath: string, copy: boolean): void {
 }
 
 /** The spliced relays started (held: their stdin pipes are their lifelines). */
-const relays: ChildProcess[] = [];
+const relays = new Set<ChildProcess>();
+
+interface Listening {
+  readonly port: number;
+  close(): void;
+}
 
 /**
  * The splice forwarder in relay mode, as a child that lives as long as this process (it exits when its
  * stdin, a pipe from us, closes). Its port, or undefined when it cannot run here (no python3, no
  * os.splice): then the Node relay serves.
  */
-function splicedRelay(socketPath: string): Promise<number | undefined> {
+function splicedRelay(socketPath: string): Promise<Listening | undefined> {
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
@@ -99,13 +106,19 @@ function splicedRelay(socketPath: string): Promise<number | undefined> {
       // Never waited for: it must not keep the runtime alive, and it dies with it.
       child.unref();
       (child.stdin as net.Socket).unref();
-      relays.push(child);
-      resolve(Number(match[1]));
+      relays.add(child);
+      resolve({
+        port: Number(match[1]),
+        close: () => {
+          relays.delete(child);
+          child.kill();
+        },
+      });
     });
   });
 }
 
-function nodeRelay(socketPath: string, copy: boolean): Promise<number> {
+function nodeRelay(socketPath: string, copy: boolean): Promise<Listening> {
   // Whether this sandbox can splice is found in the background; until then connections are copied.
   if (!copy) void probeSplice();
   const server = net.createServer({ noDelay: true, allowHalfOpen: true, highWaterMark: BUFFER }, (client) =>
@@ -115,14 +128,15 @@ function nodeRelay(socketPath: string, copy: boolean): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       server.unref();
-      resolve((server.address() as net.AddressInfo).port);
+      resolve({ port: (server.address() as net.AddressInfo).port, close: () => server.close() });
     });
   });
 }
 
 /** The relay (`copy`: never spliced — network.spliceAfterBytes 0, and tests). */
 export async function startEgressRelay(socketPath: string, copy = false): Promise<EgressRelay> {
-  const port = (copy ? undefined : await splicedRelay(socketPath)) ?? (await nodeRelay(socketPath, copy));
+  const { port, close } =
+    (copy ? undefined : await splicedRelay(socketPath)) ?? (await nodeRelay(socketPath, copy));
   const proxy = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {};
   for (const name of ['http_proxy', 'https_proxy', 'all_proxy']) {
@@ -131,5 +145,5 @@ export async function startEgressRelay(socketPath: string, copy = false): Promis
   }
   // The proxy itself must be reached directly; nothing else is local.
   env.no_proxy = env.NO_PROXY = 'localhost,127.0.0.1,::1';
-  return { port, env };
+  return { port, env, close };
 }
