@@ -57,6 +57,7 @@ def pump(src, dst, tag):
             if grant == 0:
                 kill(src, dst)
                 break
+            # No flags: SPLICE_F_MORE held data back and cut throughput to ~190 MB/s here.
             got = os.splice(src.fileno(), w, grant)
             give(grant - got)
             if got == 0: break
