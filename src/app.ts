@@ -7,6 +7,7 @@ import { registerAuth } from './http/auth.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerReplicaForward } from './http/replica-forward.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
 import type { Tracing } from './ops/trace.js';
@@ -96,6 +97,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerRequestTrace(app, services.tracing);
   // Before auth: a request for another site's name is refused whatever token it carries.
   registerHostCheck(app, { listenHost: config.host, ...config.http });
+  // Between the host check and auth: a session's requests go to its owner replica, which authenticates.
+  if (services.replica) {
+    await registerReplicaForward(app, { ...services.replica, adminKey: services.adminKey.key });
+  }
   registerAuth(app);
   await registerOpenApi(
     app,

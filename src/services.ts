@@ -61,6 +61,12 @@ import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
 import { Egress } from './network/egress.js';
 import { connectionAuditEntry } from './network/audit.js';
+import { openSqlDatabase } from './store/open.js';
+import type { SqlDatabase } from './store/sql.js';
+import { LeaseStore } from './store/leases.js';
+import { SessionRouting } from './store/session-routing.js';
+import { SessionOwnership } from './ops/session-ownership.js';
+import { followSwitches } from './policies/tool-switches/follow.js';
 
 export interface Services extends ToolServices {
   /** The database itself: stores are built on it here; tools get their stores, never the handle. */
@@ -89,12 +95,19 @@ export interface Services extends ToolServices {
   readonly shutdown: AbortController;
   /** Tool folders loaded again as they change (undefined without TOOLGATE_TOOLS_DIR). */
   readonly folderWatcher: ToolFolderWatcher | undefined;
+  /** This process as one of several replicas (undefined: the only one, nothing is leased or forwarded). */
+  readonly replica: ReplicaServices | undefined;
   /** Every part's lifecycle, in the order deletion, sweeping and close run them (see createServices). */
   readonly parts: readonly Lifecycle[];
   /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
   sweep(now?: number): Promise<{ sessions: number; auditRows: number }>;
   deleteSession(id: string): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface ReplicaServices {
+  readonly ownership: SessionOwnership;
+  readonly routing: SessionRouting;
 }
 
 export interface ServiceOptions {
@@ -137,9 +150,11 @@ export async function createServices(
     logger,
     tracing,
   });
+  // What only this process uses, and empties at its start, is its own when replicas share the data dir.
+  const own = (name: string) => (config.replica ? `${name}-${config.replica.id}` : name);
   const jobs = await createJobManager(
     runner,
-    path.join(config.dataDir, 'jobs'),
+    path.join(config.dataDir, own('jobs')),
     jobLimitsFor(config.limits.outputMaxBytes),
   );
   // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back.
@@ -194,7 +209,11 @@ export async function createServices(
       }),
     );
   });
-  const audit = new AuditStore(db, path.join(config.dataDir, 'audit.journal'));
+  // A replica's crash journal is replayed when that replica starts again (same id).
+  const audit = new AuditStore(
+    db,
+    path.join(config.dataDir, config.replica ? `audit-${config.replica.id}.journal` : 'audit.journal'),
+  );
   const stats = new StatsStore(db, audit);
   const folderWatcher = config.toolsDir
     ? new ToolFolderWatcher(config.toolsDir, {
@@ -210,7 +229,7 @@ export async function createServices(
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
   // Each connection of a session, when it ends or is refused: an audit row, an event, the counters.
   const egress = new Egress({
-    socketsDir: path.join(config.dataDir, 'egress'),
+    socketsDir: path.join(config.dataDir, own('egress')),
     openRanges: config.network.openRanges,
     ...(config.network.hostsFile !== undefined ? { hostsFile: config.network.hostsFile } : {}),
     connectTimeoutMs: config.network.connectTimeoutMs,
@@ -332,6 +351,18 @@ export async function createServices(
     logger,
   );
 
+  const replica = await openReplica(config, logger);
+  if (replica) {
+    // Another replica took a session (this one missed its heartbeats): what runs for it here stops.
+    replica.ownership.onLost = async (id) => {
+      lsp?.manager.forget(id);
+      await mcpClients.closeSession(id);
+      await runtimes.get(id)?.detach();
+    };
+    replica.ownership.start();
+    replica.stopFollowing = followSwitches(switches, replica.db, replica.heartbeatMs, logger);
+  }
+
   const retentionMs = config.audit.retentionDays * 86_400_000;
   // What each part forgets for a deleted session, sweeps and closes, in the order all three run. The
   // order is the shutdown order and it matters:
@@ -371,6 +402,15 @@ export async function createServices(
       sweep: () => runtimes.sweep((id) => sessions.get(id) !== undefined),
       close: () => runtimes.close(),
     },
+    // After the runtimes stopped: the other replicas may take the sessions over at once.
+    {
+      name: 'leases',
+      forgetSession: (id) => replica?.ownership.release(id),
+      close: async () => {
+        replica?.stopFollowing();
+        await replica?.ownership.close();
+      },
+    },
     // After the runtimes: their sockets are closed with them; what is left (web_fetch) goes here.
     { name: 'egress', forgetSession: (id) => egress.forgetSession(id), close: () => egress.close() },
     { name: 'workspaces', forgetSession: (id) => workspaces.remove(id) },
@@ -395,6 +435,7 @@ export async function createServices(
     ...policies.lifecycles(),
     { name: 'blobs', sweep: (now) => blobs.sweep(now) },
     { name: 'database', close: () => db.close() },
+    { name: 'replica-database', close: () => replica?.db.close() },
     // Bounded, and never throws.
     { name: 'tracing', close: () => tracing?.shutdown() },
   ];
@@ -440,10 +481,35 @@ export async function createServices(
     deleteSession,
     parts,
     folderWatcher,
+    replica: replica && { ownership: replica.ownership, routing: replica.routing },
     async close() {
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));
       await closeAll(parts);
     },
+  };
+}
+
+/**
+ * With replica config: the leases and routing reads on the asynchronous SqlDatabase. Until every store
+ * is on it this is a second connection to the same database file (the sync stores' migrations, run
+ * first, already made the lease table).
+ */
+async function openReplica(
+  config: Config,
+  logger: ToolLogger,
+): Promise<
+  | (ReplicaServices & { readonly db: SqlDatabase; readonly heartbeatMs: number; stopFollowing: () => void })
+  | undefined
+> {
+  if (!config.replica) return undefined;
+  const { id, url, leaseMs, heartbeatMs } = config.replica;
+  const db = await openSqlDatabase({ dataDir: config.dataDir }, MIGRATIONS);
+  return {
+    db,
+    heartbeatMs,
+    ownership: new SessionOwnership(new LeaseStore(db), { id, url }, { leaseMs, heartbeatMs }, logger),
+    routing: new SessionRouting(db),
+    stopFollowing: () => undefined,
   };
 }

@@ -1,0 +1,129 @@
+// Several replicas, one service: a request for a session is served by the replica that owns the
+// session's runtime (its lease), whichever replica it reached. This hook finds the request's session
+// (the path's id, the parked call an approval decides, the session token of an MCP request), asks the
+// ownership for a route, and forwards to the owner over HTTP when the owner is another replica:
+// @fastify/reply-from over undici, streaming the body both ways (SSE, job output and MCP streams pass
+// through as they come), all headers kept (the Host too: the owner's host check sees what the client
+// sent) and one hop header added, so a forwarded request is never forwarded again. An owner that cannot
+// be reached (refused, connect timeout) has its session taken over here; the caller is told to retry
+// (503, Retry-After), because the request's body is already spent on the failed forward.
+// Registered only with replica config: a single process never runs any of this.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import replyFrom from '@fastify/reply-from';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { toolgateError } from '../lib/errors.js';
+import type { SessionOwnership } from '../ops/session-ownership.js';
+import type { Lease } from '../store/leases.js';
+import type { SessionRouting } from '../store/session-routing.js';
+
+/** Names the replica that forwarded the request; present means: serve it here or refuse, never pass on. */
+export const FORWARDED_BY = 'x-toolgate-forwarded-by';
+
+/** The forward never reached the owner: safe to take the session over. */
+const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export interface ReplicaForwardOptions {
+  readonly ownership: SessionOwnership;
+  readonly routing: SessionRouting;
+  /** The admin key: its requests name no session by token. */
+  readonly adminKey: string;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Rebuilds a request body as a stream for the forward: only methods that carry one. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export async function registerReplicaForward(
+  app: FastifyInstance,
+  options: ReplicaForwardOptions,
+): Promise<void> {
+  const { ownership, routing } = options;
+  const adminDigest = digest(options.adminKey);
+  await app.register(replyFrom, {
+    disableRequestLogging: true,
+    undici: {
+      connections: 64,
+      // A tool call may run for ten minutes; an event stream may stay quiet for longer than that.
+      headersTimeout: 660_000,
+      bodyTimeout: 0,
+      connect: { timeout: 2000 },
+    },
+  });
+
+  const tokenSession = async (request: FastifyRequest): Promise<string | undefined> => {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    if (!match) return undefined;
+    if (timingSafeEqual(digest(match[1]), adminDigest)) return undefined;
+    return routing.sessionOfToken(match[1]);
+  };
+
+  /** The session a request is for, when it is one whose owner must serve it. */
+  const sessionOf = async (request: FastifyRequest): Promise<string | undefined> => {
+    const route = request.routeOptions.url ?? '';
+    const params = request.params as Record<string, string | undefined>;
+    if (route.startsWith('/v1/sessions/:id')) return params.id;
+    // The approved call runs where the session's runtime is, and wakes the long-poll waiting there.
+    if (route.startsWith('/v1/approvals/:callId/') && params.callId) {
+      return routing.sessionOfApproval(params.callId);
+    }
+    if (route === '/mcp') return tokenSession(request);
+    return undefined;
+  };
+
+  const forward = (request: FastifyRequest, reply: FastifyReply, lease: Lease): FastifyReply => {
+    // Nothing has read the body yet (onRequest): the raw stream goes on as it arrives.
+    if (BODY_METHODS.has(request.method) && request.headers['content-length'] !== '0') {
+      (request as { body: unknown }).body = request.raw;
+    }
+    return reply.from(`${lease.replicaUrl}${request.url}`, {
+      rewriteRequestHeaders: (original, headers) => ({
+        ...headers,
+        host: original.headers.host ?? headers.host,
+        [FORWARDED_BY]: ownership.self.id,
+      }),
+      onError: (failed, { error }) => {
+        const code = (error as { cause?: { code?: string } }).cause?.code ?? '';
+        const unreached = UNREACHED.has(code);
+        const settle = unreached ? ownership.takeOver(lease).catch(() => false) : Promise.resolve(false);
+        void settle.then(() => {
+          if (failed.sent) return;
+          failed.header('retry-after', '1');
+          failed.send(
+            toolgateError(
+              'RUNTIME_UNAVAILABLE',
+              unreached
+                ? 'The replica serving this session is gone; the session moves to another replica'
+                : 'The replica serving this session did not answer',
+              {
+                suggestion: unreached
+                  ? 'Retry the request (with the same Idempotency-Key): it is served by another replica now.'
+                  : 'Retry with the same Idempotency-Key: a call that ran is answered from its stored result.',
+                details: { replica: lease.replicaId },
+              },
+            ),
+          );
+        });
+      },
+    });
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return;
+    const sessionId = await sessionOf(request);
+    if (sessionId === undefined) return;
+    // Unknown sessions get their 404 here: no lease is written for an id nobody created.
+    if (!ownership.holds(sessionId) && !(await routing.sessionExists(sessionId))) return;
+    const route = await ownership.route(sessionId);
+    if (route.here) return;
+    if (request.headers[FORWARDED_BY] !== undefined) {
+      // The owner changed while the request was on its way: the caller retries and is routed afresh.
+      reply.header('retry-after', '1');
+      throw toolgateError('RUNTIME_UNAVAILABLE', 'The session is moving between replicas', {
+        suggestion: 'Retry the request (with the same Idempotency-Key).',
+        details: { replica: route.lease.replicaId },
+      });
+    }
+    return forward(request, reply, route.lease);
+  });
+}
