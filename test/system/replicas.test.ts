@@ -1,0 +1,260 @@
+// Many replicas, one service (issue 31): three toolgate processes on loopback ports sharing a data dir
+// and a database, HAProxy in front running docker/haproxy/haproxy.cfg. Sessions made on one replica are
+// used through the others; approvals, SSE and streamed command output cross replicas; kill -9 of a
+// session's owner under mixed load loses no acknowledged call and answers no idempotency key twice.
+// Slow (process starts, a kill): behind TOOLGATE_TEST_REPLICAS=1, which .ci/run sets.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Database } from '../../src/store/sqlite-driver.js';
+import { CHILD_ADMIN_KEY } from '../ops/child-server.js';
+import { ReplicaCluster, sessionCall, type Replica } from './replica-cluster.js';
+
+const enabled = process.env.TOOLGATE_TEST_REPLICAS === '1';
+if (!enabled) console.log('skipping the replicas system test: set TOOLGATE_TEST_REPLICAS=1 (.ci/run does)');
+
+type Session = { id: string; token: string };
+
+const ownerOf = (cluster: ReplicaCluster, sessionId: string): string | undefined => {
+  const db = new Database(path.join(cluster.dataDir, 'toolgate.db'), { readonly: true });
+  try {
+    const row = db.prepare('SELECT replica_id FROM session_leases WHERE session_id = ?').get(sessionId) as
+      { replica_id: string } | undefined;
+    return row?.replica_id;
+  } finally {
+    db.close();
+  }
+};
+
+const json = async (res: Response) =>
+  (await res.json()) as Record<string, unknown> & { data?: Record<string, unknown> };
+
+describe.skipIf(!enabled)('replicas: three processes, one service', () => {
+  let cluster: ReplicaCluster;
+  const configDir = mkdtempSync(path.join(tmpdir(), 'toolgate-replicas-config-'));
+  beforeAll(async () => {
+    const configFile = path.join(configDir, 'config.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        profiles: { gated: { permissions: ['read', 'write', 'execute'], approval: ['create_directory'] } },
+      }),
+    );
+    cluster = await ReplicaCluster.start({
+      replicas: 3,
+      balancer: true,
+      env: { TOOLGATE_CONFIG: configFile },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await cluster?.close();
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  const urls = () => cluster.replicas.filter((r) => r.server).map((r) => r.url);
+
+  it('serves a session made on one replica through the others, its owner holding the lease', async () => {
+    const [r1, r2, r3] = urls();
+    const session = await cluster.session(r1, { profile: 'full' });
+    const wrote = await sessionCall(r2, session, 'write_file', { path: 'a.txt', content: 'one\n' });
+    expect(wrote.status).toBe(200);
+    // The first replica to serve it owns it; the others forward.
+    expect(ownerOf(cluster, session.id)).toBe('r2');
+    const read = await sessionCall(r3, session, 'read_file', { path: 'a.txt' });
+    expect(read.status).toBe(200);
+    expect((await json(read)).data?.content).toBe('one');
+    // Through the balancer as well, and a session's GET and DELETE go to its owner too.
+    const viaBalancer = await sessionCall(cluster.balancerUrl!, session, 'read_file', { path: 'a.txt' });
+    expect(viaBalancer.status).toBe(200);
+    expect((await cluster.admin(r3, `/v1/sessions/${session.id}`)).status).toBe(200);
+    const deleted = await fetch(`${r1}/v1/sessions/${session.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${CHILD_ADMIN_KEY}` },
+    });
+    expect(deleted.status).toBe(204);
+    expect(ownerOf(cluster, session.id)).toBeUndefined();
+    expect((await sessionCall(r3, session, 'read_file', { path: 'a.txt' })).status).toBe(401);
+  });
+
+  it('streams SSE events and command output from the owner through another replica', async () => {
+    const [r1, r2, r3] = urls();
+    const session = await cluster.session(r1, { profile: 'full' });
+    expect((await sessionCall(r1, session, 'write_file', { path: 'x', content: 'x' })).status).toBe(200);
+    const events = new AbortController();
+    const stream = await fetch(`${r2}/v1/sessions/${session.id}/events`, {
+      headers: { authorization: `Bearer ${session.token}`, accept: 'text/event-stream' },
+      signal: events.signal,
+    });
+    expect(stream.headers.get('content-type')).toMatch(/text\/event-stream/);
+    const seen: string[] = [];
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream.body!) seen.push(decoder.decode(chunk));
+    })().catch(() => undefined);
+    const streamed = await sessionCall(
+      r3,
+      session,
+      'run_command',
+      { command: 'echo from-the-owner' },
+      { accept: 'text/event-stream' },
+    );
+    const text = await streamed.text();
+    expect(text).toMatch(/event: output/);
+    expect(text).toMatch(/from-the-owner/);
+    const deadline = Date.now() + 5000;
+    while (!seen.join('').includes('tool_call_end') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    events.abort();
+    await reading;
+    expect(seen.join('')).toMatch(/tool_call_start[\s\S]*run_command/);
+  });
+
+  it('releases a call parked on the owner when another replica approves it', async () => {
+    const [r1, r2, r3] = urls();
+    const session = await cluster.session(r1, { profile: 'gated' });
+    const parked = await sessionCall(r2, session, 'create_directory', { path: 'approved-dir' });
+    expect(parked.status).toBe(202);
+    const { callId } = (await parked.json()) as { callId: string };
+    const waiting = fetch(`${r1}/v1/sessions/${session.id}/calls/${callId}?wait=20`, {
+      headers: { authorization: `Bearer ${session.token}` },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const approved = await cluster.admin(r3, `/v1/approvals/${callId}/approve`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(approved.status).toBe(200);
+    const result = await waiting;
+    expect(result.status).toBe(200);
+    expect(((await result.json()) as { success: boolean }).success).toBe(true);
+    const listed = await sessionCall(r3, session, 'list_directory', { path: '.' });
+    expect(JSON.stringify(await listed.json())).toMatch(/approved-dir/);
+  });
+
+  it('kill -9 of an owner under load: no acknowledged call lost, no idempotency key answered twice', async () => {
+    const balancer = cluster.balancerUrl!;
+    const sessions: Session[] = [];
+    for (let i = 0; i < 3; i++) sessions.push(await cluster.session(urls()[0], { profile: 'full' }));
+    // Each session first served through the balancer: the hash picks its owner.
+    for (const session of sessions) {
+      expect(
+        (await sessionCall(balancer, session, 'write_file', { path: 'log.txt', content: '' })).status,
+      ).toBe(200);
+    }
+    const victimId = ownerOf(cluster, sessions[0].id)!;
+    const victim = cluster.replicas.find((r) => r.id === victimId) as Replica;
+    const mine = sessions.filter((s) => ownerOf(cluster, s.id) === victimId);
+
+    /** Acknowledged answers: callId by idempotency key, and the last acknowledged write per file. */
+    const answers = new Map<string, Set<string>>();
+    const acknowledged: { sessionId: string; callId: string }[] = [];
+    /** What each file may hold: its last acknowledged content, or one of those tried since without an answer. */
+    const possible = new Map<string, Set<string>>();
+    const wrote = (where: string, content: string, acked: boolean) => {
+      if (acked) possible.set(where, new Set([content]));
+      else possible.get(where)?.add(content);
+    };
+    let stop = false;
+    let failedOver: number | undefined;
+    let killedAt = 0;
+
+    const call = async (session: Session, tool: string, input: unknown, key: string, unsure?: () => void) => {
+      // Retried with the same key until answered: 503 while the session moves, refused connections.
+      for (let attempt = 0; ; attempt++) {
+        if (attempt === 1) unsure?.();
+        const res = await sessionCall(balancer, session, tool, input, { 'idempotency-key': key }).catch(
+          () => undefined,
+        );
+        if (res && res.status < 500) {
+          const body = (await res.json()) as { callId: string; success: boolean };
+          const seen = answers.get(key) ?? new Set<string>();
+          seen.add(body.callId);
+          answers.set(key, seen);
+          if (res.status === 200) acknowledged.push({ sessionId: session.id, callId: body.callId });
+          if (killedAt && failedOver === undefined && mine.some((s) => s.id === session.id)) {
+            failedOver = Date.now() - killedAt;
+          }
+          return res.status;
+        }
+        await res?.text();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+
+    const worker = async (w: number) => {
+      const session = sessions[w % sessions.length];
+      const file = `w${w}.txt`;
+      for (let seq = 0; !stop; seq++) {
+        const key = `k-${w}-${seq}`;
+        const where = `${session.id}/${file}`;
+        switch (seq % 4) {
+          case 0: {
+            const content = `seq ${seq}`;
+            // An attempt lost with its replica may have run: its content is possible, not acknowledged.
+            const status = await call(
+              session,
+              'write_file',
+              { path: file, content: `${content}\n` },
+              key,
+              () => wrote(where, content, false),
+            );
+            if (status === 200) wrote(where, content, true);
+            break;
+          }
+          case 1:
+            await call(session, 'read_file', { path: file }, key);
+            break;
+          case 2: {
+            const content = `seq ${seq + 2}`;
+            const edit = { path: file, old_string: `seq ${seq - 2}`, new_string: content };
+            const status = await call(session, 'edit_file', edit, key, () => wrote(where, content, false));
+            if (status === 200) wrote(where, content, true);
+            break;
+          }
+          default:
+            await call(session, 'run_command', { command: `echo ${seq} >> cmd-${w}.log` }, key);
+        }
+      }
+    };
+    const workers = [0, 1, 2, 3, 4, 5].map(worker);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    killedAt = Date.now();
+    await cluster.kill(victim);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    stop = true;
+    await Promise.all(workers);
+
+    expect(mine.length).toBeGreaterThan(0);
+    expect(failedOver).toBeDefined();
+    expect(failedOver!).toBeLessThan(10_000);
+    for (const session of mine) expect(ownerOf(cluster, session.id)).not.toBe(victimId);
+    // One answer per key, however often it was retried.
+    for (const [key, callIds] of answers) expect([key, callIds.size]).toEqual([key, 1]);
+
+    // The killed replica comes back with its id: its crash journal's rows are committed.
+    await cluster.startReplica(victim);
+    const live = urls()[0];
+    for (const session of sessions) {
+      const audit = (await (
+        await cluster.admin(live, `/v1/audit?sessionId=${session.id}&limit=1000`)
+      ).json()) as {
+        entries?: { callId: string }[];
+        rows?: { callId: string }[];
+      };
+      const logged = new Set((audit.entries ?? audit.rows ?? []).map((row) => row.callId));
+      for (const ack of acknowledged.filter((a) => a.sessionId === session.id)) {
+        expect(logged.has(ack.callId), `audit row of ${ack.callId}`).toBe(true);
+      }
+    }
+    // Every acknowledged write's effect is there: each file holds its last acknowledged content.
+    expect(possible.size).toBe(6);
+    for (const [where, contents] of possible) {
+      const [sessionId, file] = where.split('/');
+      const session = sessions.find((s) => s.id === sessionId)!;
+      const read = await json(await sessionCall(live, session, 'read_file', { path: file }));
+      expect([...contents]).toContain(read.data?.content);
+    }
+  }, 90_000);
+});
