@@ -19,6 +19,9 @@ import type { SessionRouting } from '../store/session-routing.js';
 /** Names the replica that forwarded the request; present means: serve it here or refuse, never pass on. */
 export const FORWARDED_BY = 'x-toolgate-forwarded-by';
 
+/** Names the replica that answered (a forwarded answer carries the owner's, copied with its headers). */
+export const SERVED_BY = 'x-toolgate-replica';
+
 /** The forward never reached the owner: safe to take the session over. */
 const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -109,6 +112,7 @@ export async function registerReplicaForward(
   };
 
   app.addHook('onRequest', async (request, reply) => {
+    reply.header(SERVED_BY, ownership.self.id);
     if (request.is404) return;
     const sessionId = await sessionOf(request);
     if (sessionId === undefined) return;

@@ -116,6 +116,8 @@ export class ReplicaCluster {
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    // Unused server lines start up and need two failed checks (500 ms apart) to be taken out.
+    if (this.replicas.length < 3) await new Promise((resolve) => setTimeout(resolve, 1500));
   }
 
   /** An admin request to `base` (a replica's URL or the balancer's). */

@@ -1,0 +1,167 @@
+// npm run bench -- replicas: toolgate as several replicas behind HAProxy (docker/haproxy/haproxy.cfg), on
+// loopback, sharing one data dir and database (a SQLite file; TOOLGATE_TEST_DATABASE_URL=postgres://…
+// runs them on PostgreSQL once its driver is in).
+// - Failover: kill -9 of a session's owner, then the time until the session answers again through the
+//   balancer (served by another replica), over FAILOVER_KILLS kills (default 10): p50 and max. Goal (issue
+//   31): p50 ≤ 3 s, max ≤ 10 s.
+// - Throughput: read_file calls/s over 12 sessions with 1, 2 and 3 replicas behind HAProxy; baseline in
+//   the same run: one replica without the balancer. This machine's cores bound the curve (see the output).
+// - Audit-heavy read_file on PostgreSQL vs SQLite (one replica each, same run; goal ≥ 0.7×): runs when
+//   TOOLGATE_BENCH_DATABASE_URL names a PostgreSQL database, i.e. once the `pg` driver is merged.
+import { availableParallelism } from 'node:os';
+import autocannon from 'autocannon';
+import { fmt, percentile } from './lib.js';
+import { ReplicaCluster, sessionCall } from '../test/system/replica-cluster.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const KILLS = Number(process.env.FAILOVER_KILLS ?? 10);
+const SESSIONS = 12;
+const CONNECTIONS = 24;
+
+type Session = { id: string; token: string };
+
+/** Sessions with a file each, first served through `base` (so the balancer's hash picks each owner). */
+async function sessionsWithFile(cluster: ReplicaCluster, base: string, count: number): Promise<Session[]> {
+  const sessions: Session[] = [];
+  for (let i = 0; i < count; i++) {
+    const session = await cluster.session(base, { profile: 'read-write' });
+    const res = await sessionCall(base, session, 'write_file', {
+      path: 'f.txt',
+      content: 'line\n'.repeat(200),
+    });
+    if (res.status !== 200) throw new Error(`write_file: ${res.status} ${await res.text()}`);
+    sessions.push(session);
+  }
+  return sessions;
+}
+
+/** read_file calls/s through `base`, spread over the sessions; every answer must be 200. */
+async function readLoad(
+  base: string,
+  sessions: Session[],
+): Promise<{ perSecond: number; p50: number; bad: number }> {
+  let n = 0;
+  const result = await autocannon({
+    url: base,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (request) => {
+          const session = sessions[n++ % sessions.length];
+          return {
+            ...request,
+            method: 'POST',
+            path: `/v1/sessions/${session.id}/tools/read_file`,
+            headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ path: 'f.txt', limit: 50 }),
+          };
+        },
+      },
+    ],
+  });
+  return { perSecond: result.requests.average, p50: result.latency.p50, bad: result.non2xx + result.errors };
+}
+
+/** read_file calls/s through the balancer (or straight to the one replica: the baseline). */
+async function measure(replicas: number, balancer: boolean) {
+  const cluster = await ReplicaCluster.start({ replicas, balancer });
+  try {
+    const base = balancer ? cluster.balancerUrl! : cluster.replicas[0].url;
+    return await readLoad(base, await sessionsWithFile(cluster, base, SESSIONS));
+  } finally {
+    await cluster.close();
+  }
+}
+
+async function throughput(): Promise<boolean> {
+  console.log(`read_file, ${SESSIONS} sessions, ${CONNECTIONS} connections, ${SECONDS} s each (loopback)`);
+  // The baseline first and last: the spread between the two is this machine's noise.
+  const runs = [
+    { label: 'baseline, 1 replica direct', ...(await measure(1, false)) },
+    { label: '1 replica behind HAProxy', ...(await measure(1, true)) },
+    { label: '2 replicas behind HAProxy', ...(await measure(2, true)) },
+    { label: '3 replicas behind HAProxy', ...(await measure(3, true)) },
+    { label: 'baseline again', ...(await measure(1, false)) },
+  ];
+  const baseline = (runs[0].perSecond + runs[4].perSecond) / 2;
+  for (const run of runs) {
+    console.log(
+      `  ${run.label.padEnd(28)} ${fmt(run.perSecond, 0).padStart(6)}/s  p50 ${run.p50} ms  non-200 ${run.bad}  ${fmt(run.perSecond / baseline)}× baseline`,
+    );
+  }
+  console.log(
+    `  bound: ${availableParallelism()} cores shared by every replica, HAProxy and the load generator`,
+  );
+  return runs.every((run) => run.bad === 0);
+}
+
+async function failover(): Promise<boolean> {
+  const cluster = await ReplicaCluster.start({ replicas: 3, balancer: true });
+  const times: number[] = [];
+  try {
+    const base = cluster.balancerUrl!;
+    for (let kill = 0; kill < KILLS; kill++) {
+      const session = await cluster.session(base, { profile: 'read-write' });
+      const first = await sessionCall(base, session, 'write_file', { path: 'f.txt', content: 'x\n' });
+      const ownerId = first.headers.get('x-toolgate-replica');
+      await first.text();
+      const owner = cluster.replicas.find((replica) => replica.id === ownerId);
+      if (!owner) throw new Error(`no replica named ${ownerId} served the session`);
+      const killedAt = Date.now();
+      await cluster.kill(owner);
+      for (;;) {
+        const res = await sessionCall(base, session, 'read_file', { path: 'f.txt' }).catch(() => undefined);
+        const served = res?.status === 200 && res.headers.get('x-toolgate-replica') !== ownerId;
+        await res?.text();
+        if (served) break;
+        if (Date.now() - killedAt > 30_000) throw new Error('the session did not answer again within 30 s');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      times.push(Date.now() - killedAt);
+      // Back with the same id (its crash journal is replayed), so every round has three replicas.
+      await cluster.startReplica(owner);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    }
+  } finally {
+    await cluster.close();
+  }
+  const p50 = percentile(times, 50);
+  const max = Math.max(...times);
+  console.log(
+    `failover: kill -9 of a session's owner → the session answers through HAProxy from another replica`,
+  );
+  console.log(`  ${times.length} kills: p50 ${p50} ms, max ${max} ms (goal: p50 ≤ 3000, max ≤ 10000)`);
+  console.log(`  each: ${times.join(' ')} ms`);
+  return p50 <= 3000 && max <= 10_000;
+}
+
+/** Hook for the PostgreSQL driver: audit-heavy read_file, one replica on PostgreSQL vs one on SQLite. */
+async function postgresVsSqlite(): Promise<boolean> {
+  const url = process.env.TOOLGATE_BENCH_DATABASE_URL;
+  if (!url) {
+    console.log(
+      'postgres vs sqlite: skipped (set TOOLGATE_BENCH_DATABASE_URL=postgres://… with the pg driver merged)',
+    );
+    return true;
+  }
+  const rates: number[] = [];
+  for (const env of [{}, { DATABASE_URL: url }] as Record<string, string>[]) {
+    const cluster = await ReplicaCluster.start({ replicas: 1, env });
+    try {
+      const base = cluster.replicas[0].url;
+      rates.push((await readLoad(base, await sessionsWithFile(cluster, base, SESSIONS))).perSecond);
+    } finally {
+      await cluster.close();
+    }
+  }
+  const ratio = rates[1] / rates[0];
+  console.log(
+    `audit-heavy read_file: SQLite ${fmt(rates[0], 0)}/s, PostgreSQL ${fmt(rates[1], 0)}/s: ${fmt(ratio)}× (goal ≥ 0.7)`,
+  );
+  return ratio >= 0.7;
+}
+
+const results = [await throughput(), await failover(), await postgresVsSqlite()];
+process.exit(results.every(Boolean) ? 0 : 1);
