@@ -99,7 +99,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerHostCheck(app, { listenHost: config.host, ...config.http });
   // Between the host check and auth: a session's requests go to its owner replica, which authenticates.
   if (services.replica) {
-    await registerReplicaForward(app, { ...services.replica, adminKey: services.adminKey.key });
+    await registerReplicaForward(app, {
+      ...services.replica,
+      adminKey: services.adminKey.key,
+      handOff: async (id) => services.runtimes.get(id)?.detach(),
+    });
   }
   registerAuth(app);
   await registerOpenApi(

@@ -30,7 +30,12 @@ export interface ReplicaForwardOptions {
   readonly routing: SessionRouting;
   /** The admin key: its requests name no session by token. */
   readonly adminKey: string;
+  /** Lets go of the runtime this replica started for a session it created but does not own. */
+  readonly handOff: (sessionId: string) => Promise<void>;
 }
+
+/** Routes that create a session (answering 201 with its id) and may start its runtime to seed it. */
+const CREATES_SESSION = new Set(['/v1/sessions', '/v1/sessions/:id/fork']);
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -110,6 +115,32 @@ export async function registerReplicaForward(
       },
     });
   };
+
+  // A new session belongs to the replica that first serves it (the balancer's pick for its id), not to
+  // the one that created it: a runtime started here to write its seed files is let go of (stopped, or
+  // left running for the owner to re-attach where runtimes outlive the process).
+  const created = new WeakMap<FastifyRequest, string>();
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.method !== 'POST' || reply.statusCode !== 201 || typeof payload !== 'string') return payload;
+    if (!CREATES_SESSION.has(request.routeOptions.url ?? '')) return payload;
+    try {
+      const { id } = JSON.parse(payload) as { id?: unknown };
+      if (typeof id === 'string') created.set(request, id);
+    } catch {
+      // not the session view: nothing to hand off
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (request) => {
+    const sessionId = created.get(request);
+    if (sessionId !== undefined && !ownership.holds(sessionId)) {
+      await options
+        .handOff(sessionId)
+        .catch((err: unknown) =>
+          request.log.warn({ err, sessionId }, 'could not hand a new session runtime off'),
+        );
+    }
+  });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(SERVED_BY, ownership.self.id);

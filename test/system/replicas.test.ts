@@ -6,6 +6,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../src/store/sqlite-driver.js';
 import { CHILD_ADMIN_KEY } from '../ops/child-server.js';
@@ -131,6 +134,56 @@ describe.skipIf(!enabled)('replicas: three processes, one service', () => {
     expect(((await result.json()) as { success: boolean }).success).toBe(true);
     const listed = await sessionCall(r3, session, 'list_directory', { path: '.' });
     expect(JSON.stringify(await listed.json())).toMatch(/approved-dir/);
+  });
+
+  it('serves MCP with a session token from the owner, through another replica', async () => {
+    const [r1, r2, r3] = urls();
+    const session = await cluster.session(r1, { profile: 'read-write' });
+    expect((await sessionCall(r2, session, 'write_file', { path: 'm.txt', content: 'mcp\n' })).status).toBe(
+      200,
+    );
+    const client = new Client({ name: 'replicas-test', version: '1.0.0' });
+    let servedBy: string | null = null;
+    const transport = new StreamableHTTPClientTransport(new URL(`${r3}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${session.token}` } },
+      fetch: async (input, init) => {
+        const res = await fetch(input, init);
+        servedBy = res.headers.get('x-toolgate-replica');
+        return res;
+      },
+    });
+    await client.connect(transport);
+    try {
+      const read = (await client.callTool({
+        name: 'read_file',
+        arguments: { path: 'm.txt' },
+      })) as CallToolResult;
+      expect(read.isError).toBeFalsy();
+      expect(JSON.stringify(read.content)).toMatch(/mcp/);
+      expect(servedBy).toBe('r2');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('applies a tool switch set on one replica on the others within a few beats', async () => {
+    const [r1, r2] = urls();
+    const session = await cluster.session(r1, { profile: 'read-write' });
+    expect((await sessionCall(r2, session, 'write_file', { path: 's.txt', content: 's' })).status).toBe(200);
+    const patch = (enabled: boolean) =>
+      cluster.admin(r1, '/v1/tools/read_file', { method: 'PATCH', body: JSON.stringify({ enabled }) });
+    expect((await patch(false)).status).toBe(200);
+    try {
+      let status = 200;
+      const deadline = Date.now() + 5000;
+      while (status !== 403 && Date.now() < deadline) {
+        status = (await sessionCall(r2, session, 'read_file', { path: 's.txt' })).status;
+        if (status !== 403) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status).toBe(403);
+    } finally {
+      expect((await patch(true)).status).toBe(200);
+    }
   });
 
   it('kill -9 of an owner under load: no acknowledged call lost, no idempotency key answered twice', async () => {
