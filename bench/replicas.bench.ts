@@ -17,6 +17,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const KILLS = Number(process.env.FAILOVER_KILLS ?? 10);
 const SESSIONS = 12;
 const CONNECTIONS = 24;
+// bwrap where it works: a moved session's runtime starts again on the shared workspace, as in production.
+const ENV = { TOOLGATE_SANDBOX: 'auto' };
 
 type Session = { id: string; token: string };
 
@@ -66,7 +68,7 @@ async function readLoad(
 
 /** read_file calls/s through the balancer (or straight to the one replica: the baseline). */
 async function measure(replicas: number, balancer: boolean) {
-  const cluster = await ReplicaCluster.start({ replicas, balancer });
+  const cluster = await ReplicaCluster.start({ replicas, balancer, env: ENV });
   try {
     const base = balancer ? cluster.balancerUrl! : cluster.replicas[0].url;
     return await readLoad(base, await sessionsWithFile(cluster, base, SESSIONS));
@@ -98,7 +100,7 @@ async function throughput(): Promise<boolean> {
 }
 
 async function failover(): Promise<boolean> {
-  const cluster = await ReplicaCluster.start({ replicas: 3, balancer: true });
+  const cluster = await ReplicaCluster.start({ replicas: 3, balancer: true, env: ENV });
   const times: number[] = [];
   try {
     const base = cluster.balancerUrl!;
@@ -148,7 +150,7 @@ async function postgresVsSqlite(): Promise<boolean> {
   }
   const rates: number[] = [];
   for (const env of [{}, { DATABASE_URL: url }] as Record<string, string>[]) {
-    const cluster = await ReplicaCluster.start({ replicas: 1, env });
+    const cluster = await ReplicaCluster.start({ replicas: 1, env: { ...ENV, ...env } });
     try {
       const base = cluster.replicas[0].url;
       rates.push((await readLoad(base, await sessionsWithFile(cluster, base, SESSIONS))).perSecond);

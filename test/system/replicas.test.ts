@@ -14,8 +14,14 @@ import { Database } from '../../src/store/sqlite-driver.js';
 import { CHILD_ADMIN_KEY } from '../ops/child-server.js';
 import { ReplicaCluster, sessionCall, type Replica } from './replica-cluster.js';
 
-const enabled = process.env.TOOLGATE_TEST_REPLICAS === '1';
-if (!enabled) console.log('skipping the replicas system test: set TOOLGATE_TEST_REPLICAS=1 (.ci/run does)');
+const enabled = process.env.TOOLGATE_TEST_REPLICAS === '1' && process.env.TOOLGATE_TEST_SANDBOX === undefined;
+if (!enabled) {
+  console.log(
+    process.env.TOOLGATE_TEST_REPLICAS === '1'
+      ? 'skipping the replicas system test in this project: it runs once, in the bwrap project'
+      : 'skipping the replicas system test: set TOOLGATE_TEST_REPLICAS=1 (.ci/run does)',
+  );
+}
 
 type Session = { id: string; token: string };
 
