@@ -97,15 +97,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerRequestTrace(app, services.tracing);
   // Before auth: a request for another site's name is refused whatever token it carries.
   registerHostCheck(app, { listenHost: config.host, ...config.http });
-  // Between the host check and auth: a session's requests go to its owner replica, which authenticates.
+  registerAuth(app);
+  // After auth (bad tokens are refused where the caller's address is seen): a session's requests go
+  // to the replica that owns it.
   if (services.replica) {
     await registerReplicaForward(app, {
       ...services.replica,
-      adminKey: services.adminKey.key,
       handOff: async (id) => services.runtimes.get(id)?.detach(),
     });
   }
-  registerAuth(app);
   await registerOpenApi(
     app,
     services.registry.list().map((entry) => entry.tool),

@@ -1,5 +1,7 @@
 // Several replicas, one service: a request for a session is served by the replica that owns the
-// session's runtime (its lease), whichever replica it reached. This hook finds the request's session
+// session's runtime (its lease), whichever replica it reached. Authentication runs first, here, where
+// the caller's own address is seen (the per-address throttle of failed tokens), and again on the owner.
+// This hook finds the request's session
 // (the path's id, the parked call an approval decides, the session token of an MCP request), asks the
 // ownership for a route, and forwards to the owner over HTTP when the owner is another replica:
 // @fastify/reply-from over undici, streaming the body both ways (SSE, job output and MCP streams pass
@@ -8,7 +10,6 @@
 // be reached (refused, connect timeout) has its session taken over here; the caller is told to retry
 // (503, Retry-After), because the request's body is already spent on the failed forward.
 // Registered only with replica config: a single process never runs any of this.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
@@ -28,16 +29,12 @@ const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_E
 export interface ReplicaForwardOptions {
   readonly ownership: SessionOwnership;
   readonly routing: SessionRouting;
-  /** The admin key: its requests name no session by token. */
-  readonly adminKey: string;
   /** Lets go of the runtime this replica started for a session it created but does not own. */
   readonly handOff: (sessionId: string) => Promise<void>;
 }
 
 /** Routes that create a session (answering 201 with its id) and may start its runtime to seed it. */
 const CREATES_SESSION = new Set(['/v1/sessions', '/v1/sessions/:id/fork']);
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Rebuilds a request body as a stream for the forward: only methods that carry one. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -47,7 +44,6 @@ export async function registerReplicaForward(
   options: ReplicaForwardOptions,
 ): Promise<void> {
   const { ownership, routing } = options;
-  const adminDigest = digest(options.adminKey);
   await app.register(replyFrom, {
     disableRequestLogging: true,
     undici: {
@@ -59,13 +55,6 @@ export async function registerReplicaForward(
     },
   });
 
-  const tokenSession = async (request: FastifyRequest): Promise<string | undefined> => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match) return undefined;
-    if (timingSafeEqual(digest(match[1]), adminDigest)) return undefined;
-    return routing.sessionOfToken(match[1]);
-  };
-
   /** The session a request is for, when it is one whose owner must serve it. */
   const sessionOf = async (request: FastifyRequest): Promise<string | undefined> => {
     const route = request.routeOptions.url ?? '';
@@ -75,7 +64,8 @@ export async function registerReplicaForward(
     if (route.startsWith('/v1/approvals/:callId/') && params.callId) {
       return routing.sessionOfApproval(params.callId);
     }
-    if (route === '/mcp') return tokenSession(request);
+    // Authenticated already (this hook runs after auth): a session token's session.
+    if (route === '/mcp' && request.principal?.kind === 'session') return request.principal.session.id;
     return undefined;
   };
 
@@ -147,8 +137,11 @@ export async function registerReplicaForward(
     if (request.is404) return;
     const sessionId = await sessionOf(request);
     if (sessionId === undefined) return;
-    // Unknown sessions get their 404 here: no lease is written for an id nobody created.
-    if (!ownership.holds(sessionId) && !(await routing.sessionExists(sessionId))) return;
+    // No lease is written for an id nobody created. A token another replica's deletion has not reached
+    // yet (auth caches tokens for a second) must not restart a runtime on a removed workspace either.
+    if (!ownership.holds(sessionId) && !(await routing.sessionExists(sessionId))) {
+      throw toolgateError('SESSION_NOT_FOUND', `Session ${sessionId.slice(0, 80)} not found`);
+    }
     const route = await ownership.route(sessionId);
     if (route.here) return;
     if (request.headers[FORWARDED_BY] !== undefined) {
