@@ -68,12 +68,16 @@ async function readLoad(
   return { perSecond: result.requests.average, p50: result.latency.p50, bad: result.non2xx + result.errors };
 }
 
-/** read_file calls/s through the balancer (or straight to the one replica: the baseline). */
-async function measure(replicas: number, balancer: boolean) {
+/**
+ * read_file calls/s through the balancer, or straight to the first replica (the baseline), or — with
+ * `forwarded` — to the second replica while the first owns every session: each call forwarded once.
+ */
+async function measure(replicas: number, balancer: boolean, forwarded = false) {
   const cluster = await ReplicaCluster.start({ replicas, balancer, env: ENV });
   try {
-    const base = balancer ? cluster.balancerUrl! : cluster.replicas[0].url;
-    return await readLoad(base, await sessionsWithFile(cluster, base, SESSIONS));
+    const owner = balancer ? cluster.balancerUrl! : cluster.replicas[0].url;
+    const sessions = await sessionsWithFile(cluster, owner, SESSIONS);
+    return await readLoad(forwarded ? cluster.replicas[1].url : owner, sessions);
   } finally {
     await cluster.close();
   }
@@ -90,13 +94,14 @@ async function throughput(): Promise<boolean> {
     { label: '1 replica behind HAProxy', replicas: 1, balancer: true },
     { label: '2 replicas behind HAProxy', replicas: 2, balancer: true },
     { label: '3 replicas behind HAProxy', replicas: 3, balancer: true },
+    { label: '2 replicas, every call forwarded', replicas: 2, balancer: false, forwarded: true },
   ];
   const rates = setups.map(() => [] as number[]);
   const ratios = setups.map(() => [] as number[]);
   let bad = 0;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, setup] of setups.entries()) {
-      const run = await measure(setup.replicas, setup.balancer);
+      const run = await measure(setup.replicas, setup.balancer, setup.forwarded);
       bad += run.bad;
       rates[i].push(run.perSecond);
       ratios[i].push(run.perSecond / rates[0][round]);
@@ -104,7 +109,7 @@ async function throughput(): Promise<boolean> {
   }
   for (const [i, setup] of setups.entries()) {
     console.log(
-      `  ${setup.label.padEnd(28)} median ${fmt(percentile(rates[i], 50), 0).padStart(5)}/s  ${fmt(percentile(ratios[i], 50))}× baseline  (runs: ${rates[i].map((r) => fmt(r, 0)).join(' ')})`,
+      `  ${setup.label.padEnd(32)} median ${fmt(percentile(rates[i], 50), 0).padStart(5)}/s  ${fmt(percentile(ratios[i], 50))}× baseline  (runs: ${rates[i].map((r) => fmt(r, 0)).join(' ')})`,
     );
   }
   console.log(`  non-200 answers: ${bad}`);

@@ -1,15 +1,14 @@
 // Several replicas, one service: a request for a session is served by the replica that owns the
-// session's runtime (its lease), whichever replica it reached. Authentication runs first, here, where
-// the caller's own address is seen (the per-address throttle of failed tokens), and again on the owner.
-// This hook finds the request's session
-// (the path's id, the parked call an approval decides, the session token of an MCP request), asks the
-// ownership for a route, and forwards to the owner over HTTP when the owner is another replica:
-// @fastify/reply-from over undici, streaming the body both ways (SSE, job output and MCP streams pass
-// through as they come), all headers kept (the Host too: the owner's host check sees what the client
-// sent) and one hop header added, so a forwarded request is never forwarded again. An owner that cannot
-// be reached (refused, connect timeout) has its session taken over here; the caller is told to retry
-// (503, Retry-After), because the request's body is already spent on the failed forward.
-// Registered only with replica config: a single process never runs any of this.
+// session's runtime (its lease), whichever replica it reached. Authentication runs first, where the
+// caller's own address is seen (the per-address throttle of failed tokens), and again on the owner.
+// This hook finds the request's session (the path's id, the parked call an approval decides, the
+// session token's session for MCP), asks the ownership for a route, and forwards to the owner over HTTP
+// when the owner is another replica: @fastify/reply-from over undici, streaming the body both ways
+// (SSE, streamed command output and MCP streams pass through as they come), all headers kept (the Host
+// too: the owner's host check sees what the client sent) and one hop header added, so a forwarded
+// request is never forwarded again. An owner that cannot be reached (refused, connect timeout) has its
+// session taken over here; the caller is told to retry (503, Retry-After), because the request's body is
+// already spent on the failed forward. Registered only with replica config: one process runs none of it.
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
@@ -36,7 +35,7 @@ export interface ReplicaForwardOptions {
 /** Routes that create a session (answering 201 with its id) and may start its runtime to seed it. */
 const CREATES_SESSION = new Set(['/v1/sessions', '/v1/sessions/:id/fork']);
 
-/** Rebuilds a request body as a stream for the forward: only methods that carry one. */
+/** Methods whose body is passed on, as the stream it arrives in. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export async function registerReplicaForward(

@@ -10,7 +10,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../src/store/sqlite-driver.js';
+import { MIGRATIONS } from '../../src/migrations.js';
+import { LeaseStore } from '../../src/store/leases.js';
+import { openSqlDatabase } from '../../src/store/open.js';
 import { CHILD_ADMIN_KEY } from '../ops/child-server.js';
 import { ReplicaCluster, sessionCall, type Replica } from './replica-cluster.js';
 
@@ -25,14 +27,16 @@ if (!enabled) {
 
 type Session = { id: string; token: string };
 
-const ownerOf = (cluster: ReplicaCluster, sessionId: string): string | undefined => {
-  const db = new Database(path.join(cluster.dataDir, 'toolgate.db'), { readonly: true });
+/** The lease holder, read from the replicas' database (SQLite file or TOOLGATE_TEST_DATABASE_URL). */
+const ownerOf = async (cluster: ReplicaCluster, sessionId: string): Promise<string | undefined> => {
+  const db = await openSqlDatabase(
+    { dataDir: cluster.dataDir, url: process.env.TOOLGATE_TEST_DATABASE_URL },
+    MIGRATIONS,
+  );
   try {
-    const row = db.prepare('SELECT replica_id FROM session_leases WHERE session_id = ?').get(sessionId) as
-      { replica_id: string } | undefined;
-    return row?.replica_id;
+    return (await new LeaseStore(db).get(sessionId))?.replicaId;
   } finally {
-    db.close();
+    await db.close();
   }
 };
 
@@ -69,7 +73,7 @@ describe.skipIf(!enabled)('replicas: three processes, one service', () => {
     const wrote = await sessionCall(r2, session, 'write_file', { path: 'a.txt', content: 'one\n' });
     expect(wrote.status).toBe(200);
     // The first replica to serve it owns it; the others forward.
-    expect(ownerOf(cluster, session.id)).toBe('r2');
+    expect(await ownerOf(cluster, session.id)).toBe('r2');
     const read = await sessionCall(r3, session, 'read_file', { path: 'a.txt' });
     expect(read.status).toBe(200);
     expect((await json(read)).data?.content).toBe('one');
@@ -82,7 +86,7 @@ describe.skipIf(!enabled)('replicas: three processes, one service', () => {
       headers: { authorization: `Bearer ${CHILD_ADMIN_KEY}` },
     });
     expect(deleted.status).toBe(204);
-    expect(ownerOf(cluster, session.id)).toBeUndefined();
+    expect(await ownerOf(cluster, session.id)).toBeUndefined();
     // 404 while r3 still holds the token in its one-second cache, 401 after: never served.
     const gone = await sessionCall(r3, session, 'read_file', { path: 'a.txt' });
     expect([401, 404]).toContain(gone.status);
@@ -205,9 +209,10 @@ describe.skipIf(!enabled)('replicas: three processes, one service', () => {
         (await sessionCall(balancer, session, 'write_file', { path: 'log.txt', content: '' })).status,
       ).toBe(200);
     }
-    const victimId = ownerOf(cluster, sessions[0].id)!;
+    const victimId = (await ownerOf(cluster, sessions[0].id))!;
     const victim = cluster.replicas.find((r) => r.id === victimId) as Replica;
-    const mine = sessions.filter((s) => ownerOf(cluster, s.id) === victimId);
+    const owners = await Promise.all(sessions.map((s) => ownerOf(cluster, s.id)));
+    const mine = sessions.filter((_, i) => owners[i] === victimId);
 
     /** Acknowledged answers: callId by idempotency key, and the last acknowledged write per file. */
     const answers = new Map<string, Set<string>>();
@@ -291,7 +296,7 @@ describe.skipIf(!enabled)('replicas: three processes, one service', () => {
     expect(mine.length).toBeGreaterThan(0);
     expect(failedOver).toBeDefined();
     expect(failedOver!).toBeLessThan(10_000);
-    for (const session of mine) expect(ownerOf(cluster, session.id)).not.toBe(victimId);
+    for (const session of mine) expect(await ownerOf(cluster, session.id)).not.toBe(victimId);
     // One answer per key, however often it was retried.
     for (const [key, callIds] of answers) expect([key, callIds.size]).toEqual([key, 1]);
 
