@@ -9,6 +9,7 @@
 // request is never forwarded again. An owner that cannot be reached (refused, connect timeout) has its
 // session taken over here; the caller is told to retry (503, Retry-After), because the request's body is
 // already spent on the failed forward. Registered only with replica config: one process runs none of it.
+import { PassThrough } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
@@ -69,9 +70,11 @@ export async function registerReplicaForward(
   };
 
   const forward = (request: FastifyRequest, reply: FastifyReply, lease: Lease): FastifyReply => {
-    // Nothing has read the body yet (onRequest): the raw stream goes on as it arrives.
+    // Nothing has read the body yet (onRequest): it goes on as it arrives. Through a stream of its own:
+    // a failed forward destroys the stream it was given, and the caller's request must live on to be
+    // answered.
     if (BODY_METHODS.has(request.method) && request.headers['content-length'] !== '0') {
-      (request as { body: unknown }).body = request.raw;
+      (request as { body: unknown }).body = request.raw.pipe(new PassThrough());
     }
     return reply.from(`${lease.replicaUrl}${request.url}`, {
       rewriteRequestHeaders: (original, headers) => ({
