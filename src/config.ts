@@ -198,6 +198,11 @@ const DockerBackendSchema = Type.Object(
     type: Type.Literal('docker'),
     socketPath: Type.String({ default: '/var/run/docker.sock' }),
     ...containerFields,
+    pool: Type.Record(ImageKeySchema, Type.Integer({ minimum: 0, maximum: 32 }), {
+      default: {},
+      description:
+        'Image key → how many runtime containers to keep started ahead for new sessions of that image (none by default)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -728,6 +733,13 @@ function containerConfig(
   if (!(config.defaultImage in config.images)) {
     throw new ConfigError(
       `runtimeBackend.defaultImage: "${config.defaultImage}" is not a key of runtimeBackend.images (${Object.keys(config.images).join(', ')})`,
+    );
+  }
+  const unknownPool =
+    config.type === 'docker' && Object.keys(config.pool).find((key) => !(key in config.images));
+  if (unknownPool) {
+    throw new ConfigError(
+      `runtimeBackend.pool: "${unknownPool}" is not a key of runtimeBackend.images (${Object.keys(config.images).join(', ')})`,
     );
   }
   return config;

@@ -159,6 +159,7 @@ export async function createServices(
   );
   // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back.
   runtimes.onReattach = (runtime) => jobs.adopt(runtime);
+  jobs.adopted = (sessionId) => runtimes.reattached(sessionId);
 
   const registry = new ToolRegistry();
   for (const tool of options.tools ?? BUILTIN_TOOLS)
@@ -242,8 +243,8 @@ export async function createServices(
       metrics.egressConnection(record);
     },
   });
-  runtimes.egress = (sessionId, policy, openRanges) =>
-    egress.openSessionSocket(sessionId, policy, openRanges);
+  runtimes.egress = (sessionId, policy, openRanges, stable) =>
+    egress.openSessionSocket(sessionId, policy, openRanges, { stable });
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -458,6 +459,7 @@ export async function createServices(
   }, config.sessions.sweepIntervalSeconds * 1000);
   sweeper.unref();
   runtimes.reattachRunning((id) => sessions.get(id));
+  runtimes.warm();
 
   return {
     ...base,

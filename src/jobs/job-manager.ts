@@ -79,6 +79,8 @@ export async function createJobManager(runner: CommandRunner, jobsDir: string, l
 
 export class JobManager {
   private readonly bySession = new Map<string, Map<string, Job>>();
+  /** Resolves once jobs of the session kept by a runtime that outlived the service are adopted (services.ts). */
+  adopted: (sessionId: string) => Promise<void> = () => Promise.resolve();
 
   constructor(
     private readonly runner: CommandRunner,
@@ -179,6 +181,11 @@ export class JobManager {
       void job.done.then(() => this.prune(runtime.sessionId));
     }
     this.bySession.set(runtime.sessionId, jobs);
+  }
+
+  /** Waits until the session's jobs from the service's previous life are adopted (see `adopted`). */
+  async settled(sessionId: string): Promise<void> {
+    await this.adopted(sessionId);
   }
 
   get(sessionId: string, jobId: string): Job {

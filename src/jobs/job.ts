@@ -1,5 +1,6 @@
 // One running (or finished) command: its process, output capture (capped head+tail per stream for the
 // response, the full interleaved log on disk), timers for timeout and idleness, stdin, and listeners.
+import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type { OutputChunk } from '../lib/output-chunk.js';
 import type { ExitInfo, SandboxedProcess } from '../runtime/runner/types.js';
@@ -68,8 +69,7 @@ export class Job {
     this.process = init.process;
     this.stdout = new HeadTailCapture(init.outputMaxBytes);
     this.stderr = new HeadTailCapture(init.outputMaxBytes);
-    this.capture('stdout', this.stdout);
-    this.capture('stderr', this.stderr);
+    const captured = [this.capture('stdout', this.stdout), this.capture('stderr', this.stderr)];
     this.timers.push(setTimeout(() => this.kill('timeout'), init.timeoutMs));
     if (init.idleTimeoutMs !== undefined) {
       const idleMs = init.idleTimeoutMs;
@@ -83,15 +83,31 @@ export class Job {
     if (init.stdin !== undefined) this.process.stdin.write(init.stdin);
     this.stdinOpen = init.keepStdinOpen;
     if (!init.keepStdinOpen) this.process.stdin.end();
+    // The exit may be known before the last output has come out of the streams: a command's output, its
+    // exit and the answer to its spawn can arrive in one read, before this job listens (the streams then
+    // flow on the next tick, after the exit's promise has settled). Finished only once both have ended.
+    const drained = Promise.all(captured);
     this.done = this.process.exited.then(
-      (exit) => this.finish(exit, null),
-      (err: Error) => this.finish({ exitCode: null, signal: null }, err.message),
+      async (exit) => {
+        await drained;
+        this.finish(exit, null);
+      },
+      async (err: Error) => {
+        await drained;
+        this.finish({ exitCode: null, signal: null }, err.message);
+      },
     );
   }
 
-  private capture(stream: 'stdout' | 'stderr', capture: HeadTailCapture): void {
+  /** Feeds `capture`, the log and the listeners from one stream; resolves once it has ended (or failed). */
+  private capture(stream: 'stdout' | 'stderr', capture: HeadTailCapture): Promise<void> {
     const decoder = new StringDecoder('utf8');
-    const source = stream === 'stdout' ? this.process.stdout : this.process.stderr;
+    const source: Readable = stream === 'stdout' ? this.process.stdout : this.process.stderr;
+    const ended = new Promise<void>((resolve) => {
+      source.once('end', resolve);
+      source.once('close', resolve);
+      source.once('error', () => resolve());
+    });
     source.on('data', (chunk: Buffer) => {
       capture.push(chunk);
       if (!this.log.append(chunk)) this.kill('output_limit');
@@ -102,6 +118,7 @@ export class Job {
       const rest = decoder.end();
       if (rest) for (const listener of this.listeners) listener({ stream, chunk: rest });
     });
+    return ended;
   }
 
   private finish(exit: ExitInfo, startError: string | null): void {

@@ -5,7 +5,7 @@
 // the same decision and accounting through `target` and `connections`. Backend-agnostic: bwrap binds
 // the socket into the sandbox, a container backend mounts it; unisolated, it is just a path.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import path from 'node:path';
 import type { NetworkPolicy } from '../config.js';
@@ -36,6 +36,8 @@ export interface EgressSocket {
 
 /** Where the socket appears inside a sandbox (the runtime relays 127.0.0.1:<port> to it). */
 export const SANDBOX_EGRESS_SOCKET = '/run/toolgate/egress.sock';
+/** The socket's name in its directory, as inside a sandbox. */
+const SOCKET_FILE = path.basename(SANDBOX_EGRESS_SOCKET);
 /** sockaddr_un holds 108 bytes with the terminating NUL. */
 const MAX_SOCKET_PATH = 107;
 
@@ -46,6 +48,8 @@ export class Egress {
   private readonly servers = new Set<Server>();
   /** The sockets directory, emptied once of what a crashed run left (before the first socket is made). */
   private prepared: Promise<unknown> | undefined;
+  /** Stable socket paths and the server listening there now (see openSessionSocket's `stable`). */
+  private readonly stableOwners = new Map<string, Server>();
 
   constructor(private readonly options: EgressOptions) {
     this.rules = new AddressRules(options.openRanges);
@@ -66,17 +70,20 @@ export class Egress {
     sessionId: string,
     policy: NetworkPolicy,
     openRanges: readonly string[] = [],
+    { stable = false }: { stable?: boolean } = {},
   ): Promise<EgressSocket> {
-    const dir = this.options.socketsDir;
-    this.prepared ??= rm(dir, { recursive: true, force: true }).then(() =>
-      mkdir(dir, { recursive: true, mode: 0o700 }),
-    );
+    this.prepared ??= this.prepare();
     await this.prepared;
-    // A random part: a session's own runtime and a one-shot runtime (a clone) may run at once.
-    const socketPath = path.join(
+    // Each socket in a directory of its own, which a container backend mounts (not the socket file):
+    // a socket made again at the same path is then seen by a container that outlived the service.
+    // Stable (a session's own runtime on a backend whose runtimes outlive the service): the same path
+    // every time. Else a random part: a session's own runtime and a one-shot runtime (a clone) may run
+    // at once. Session ids have no dots, so the random ones never meet a session's directory.
+    const socketDir = path.join(
       this.options.socketsDir,
-      `${sessionId}-${randomBytes(4).toString('hex')}.sock`,
+      stable ? sessionId : `${sessionId}.${randomBytes(4).toString('hex')}`,
     );
+    const socketPath = path.join(socketDir, SOCKET_FILE);
     if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
       throw toolgateError(
         'RUNTIME_UNAVAILABLE',
@@ -94,37 +101,77 @@ export class Egress {
       connections: this.connections,
       connectTimeoutMs: this.options.connectTimeoutMs,
     });
+    // The sandbox's user is not the service's: it must be able to reach and connect to the socket. The
+    // sockets directory (0700) keeps every other host user out; inside, only this session's sandbox has
+    // its own directory.
+    await mkdir(socketDir, { recursive: true, mode: 0o711 });
+    await chmod(socketDir, 0o711);
+    // A stable path may still be held by the server of the runtime's previous start (its close runs
+    // after the runtime's end) or be a leftover of a service that died: this one takes it over.
+    if (stable) {
+      const previous = this.stableOwners.get(socketPath);
+      if (previous) this.stopServer(previous);
+      await rm(socketPath, { force: true });
+    }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(socketPath, () => resolve());
     });
-    // The sandbox's user is not the service's: it must be able to connect. The directory (0700) keeps
-    // every other host user out; inside, only this session's sandbox has the socket.
     await chmod(socketPath, 0o666);
     this.servers.add(server);
+    if (stable) this.stableOwners.set(socketPath, server);
     return {
       socketPath,
       close: async () => {
-        if (!this.servers.delete(server)) return;
-        // Not waited for: a tunnel's socket is no longer the server's to track once upgraded.
-        server.close();
-        server.closeAllConnections();
-        await rm(socketPath, { force: true });
+        if (!this.stopServer(server)) return;
+        if (!stable) await rm(socketDir, { recursive: true, force: true });
+        else if (this.stableOwners.get(socketPath) === server) {
+          this.stableOwners.delete(socketPath);
+          await rm(socketPath, { force: true });
+        }
       },
     };
   }
 
-  /** The session is gone: its open connections are closed. */
+  /** Stops listening; false when it was stopped already. */
+  private stopServer(server: Server): boolean {
+    if (!this.servers.delete(server)) return false;
+    // Not waited for: a tunnel's socket is no longer the server's to track once upgraded.
+    server.close();
+    server.closeAllConnections();
+    return true;
+  }
+
+  /**
+   * Empties the sockets directory of what an earlier run left, except the stable directories: a
+   * container that outlived that run has its session's one mounted, and the socket is made again in it.
+   */
+  private async prepare(): Promise<void> {
+    const dir = this.options.socketsDir;
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      if (entry.isDirectory() && !entry.name.includes('.')) continue;
+      await rm(path.join(dir, entry.name), { recursive: true, force: true });
+    }
+  }
+
+  /** The session is gone: its open connections are closed, its socket directory removed. */
   forgetSession(sessionId: string): void {
     this.connections.forget(sessionId);
+    const stableDir = path.join(this.options.socketsDir, sessionId);
+    const socketPath = path.join(stableDir, SOCKET_FILE);
+    const owner = this.stableOwners.get(socketPath);
+    if (owner) this.stopServer(owner);
+    this.stableOwners.delete(socketPath);
+    void rm(stableDir, { recursive: true, force: true }).catch(() => undefined);
   }
 
   async close(): Promise<void> {
-    for (const server of this.servers) {
-      server.close();
-      server.closeAllConnections();
-    }
-    this.servers.clear();
-    await rm(this.options.socketsDir, { recursive: true, force: true });
+    for (const server of [...this.servers]) this.stopServer(server);
+    this.stableOwners.clear();
+    // The stable directories stay (see prepare); the rest goes. Nothing to do where no socket was made.
+    if (this.prepared === undefined) return;
+    this.prepared = undefined;
+    await this.prepare().catch(() => undefined);
   }
 }

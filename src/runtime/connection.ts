@@ -48,8 +48,11 @@ export class RuntimeConnection {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly processes = new Map<number, ProcessListener>();
-  /** Commands being adopted: only their replayed events count until the adopt answer (see adopt). */
-  private readonly adopting = new Set<number>();
+  /**
+   * Commands being adopted, with the id of their adopt request: only their replayed events count until
+   * the answer to it (see adopt).
+   */
+  private readonly adopting = new Map<number, number>();
   private deadReason: string | null = null;
   /** Set once the child has pipes; a spawn that failed has none and fails every call before writing. */
   private writer: FrameWriter | undefined;
@@ -102,6 +105,10 @@ export class RuntimeConnection {
       }
       for (const { header, payload } of frames) {
         if (header.t === 'res') {
+          // Live events from here on count: they may follow in this very read, before the adopt's
+          // promise settles, and the replay does not hold them.
+          if (this.adopting.size > 0)
+            for (const [proc, id] of this.adopting) if (id === header.id) this.adopting.delete(proc);
           const waiter = this.pending.get(header.id);
           this.pending.delete(header.id);
           if (!waiter) continue;
@@ -134,9 +141,20 @@ export class RuntimeConnection {
     payload?: Uint8Array,
     signal?: CancelSignal,
   ): Promise<OpReply<OpResult<K>>> {
-    if (this.deadReason !== null) throw runtimeUnavailable(this.deadReason);
+    return this.request(op, args, payload, signal).reply;
+  }
+
+  /** Sends a request; its id (known before the answer comes) and the answer. */
+  private request<K extends OpName>(
+    op: K,
+    args: OpArgs<K>,
+    payload?: Uint8Array,
+    signal?: CancelSignal,
+  ): { id: number; reply: Promise<OpReply<OpResult<K>>> } {
+    if (this.deadReason !== null)
+      return { id: -1, reply: Promise.reject(runtimeUnavailable(this.deadReason)) };
     const writer = this.writer;
-    if (!writer) throw runtimeUnavailable('it could not be started');
+    if (!writer) return { id: -1, reply: Promise.reject(runtimeUnavailable('it could not be started')) };
     const id = this.nextId++;
     let waiter!: Pending;
     const reply = new Promise<OpReply<OpResult<K>>>((resolve, reject) => {
@@ -152,7 +170,7 @@ export class RuntimeConnection {
       waiter.onAbort = () => this.cancel(id);
       signal.addEventListener('abort', waiter.onAbort, { once: true });
     }
-    return reply;
+    return { id, reply };
   }
 
   /** Asks the runtime to abort request `id`, if it is still running. */
@@ -177,10 +195,11 @@ export class RuntimeConnection {
    * them too. Rejects when the runtime does not keep it.
    */
   async adopt(proc: number, listener: ProcessListener): Promise<void> {
-    this.adopting.add(proc);
     this.processes.set(proc, listener);
+    const { id, reply } = this.request('adopt', { proc });
+    this.adopting.set(proc, id);
     try {
-      await this.call('adopt', { proc });
+      await reply;
     } catch (err) {
       this.processes.delete(proc);
       throw err;

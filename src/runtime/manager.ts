@@ -8,11 +8,16 @@ import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { SessionRuntime, type EgressLease } from './session-runtime.js';
 import type { NetworkPolicy } from '../config.js';
 
-/** Opens a session's egress socket under a policy (network/egress.ts), for its runtime's lifetime. */
+/**
+ * Opens a session's egress socket under a policy (network/egress.ts), for its runtime's lifetime. Stable:
+ * at the same path at every start (a session's own runtime on a backend whose runtimes outlive the
+ * service: the container keeps the path it was made with, and finds the new socket there).
+ */
 export type EgressProvider = (
   sessionId: string,
   policy: NetworkPolicy,
   openRanges: readonly string[],
+  stable: boolean,
 ) => Promise<EgressLease>;
 
 export interface RuntimeCounters {
@@ -46,6 +51,9 @@ export class RuntimeManager {
   private closing = false;
   /** Set once the egress proxy exists (it needs the stores made after the runtimes); unset: no network. */
   egress: EgressProvider | undefined;
+  /** The start's re-attach pass: listing the running runtimes, then each session's (see reattached). */
+  private listing: Promise<void> | undefined;
+  private readonly reattaching = new Map<string, Promise<void>>();
   /** Takes over the commands a re-attached runtime kept (the job manager's adopt), once it exists. */
   onReattach: ((runtime: SessionRuntime) => Promise<void>) | undefined;
 
@@ -59,11 +67,13 @@ export class RuntimeManager {
     sessionId: string,
     policy: NetworkPolicy | undefined,
     openRanges: readonly string[] = [],
+    transient = false,
   ) {
     if (policy === undefined || policy.mode === 'off') return undefined;
+    const stable = this.backend.persistent === true && !transient;
     return () => {
       if (!this.egress) return Promise.resolve(undefined);
-      return this.egress(sessionId, policy, openRanges);
+      return this.egress(sessionId, policy, openRanges, stable);
     };
   }
 
@@ -127,7 +137,7 @@ export class RuntimeManager {
     const runtime = new SessionRuntime(
       session.id,
       path.join(this.options.workspacesDir, session.id),
-      this.egressOpener(session.id, options.network, options.openRanges),
+      this.egressOpener(session.id, options.network, options.openRanges, true),
       this.backend,
       {
         idleMs: this.options.idleMs,
@@ -193,19 +203,52 @@ export class RuntimeManager {
   ): void {
     const list = this.backend.runningSessions?.();
     if (!list) return;
-    void list
-      .then(async (ids) => {
+    this.listing = list
+      .then((ids) => {
+        // One after another; each session's own promise says when its jobs are adopted (reattached).
+        let chain = Promise.resolve();
         for (const id of ids) {
           const session = sessionOf(id);
-          if (session && !this.closing)
-            await this.for(session)
-              .call('ping', {})
-              .catch(() => undefined);
+          if (!session) continue;
+          chain = chain.then(async () => {
+            if (!this.closing)
+              await this.for(session)
+                .call('ping', {})
+                .then(
+                  () => undefined,
+                  () => undefined,
+                );
+          });
+          const done = chain;
+          this.reattaching.set(
+            id,
+            done.finally(() => {
+              if (this.reattaching.get(id) === done) this.reattaching.delete(id);
+            }),
+          );
         }
       })
       .catch((err: unknown) =>
         this.options.logger.warn({ err }, 'could not list running runtimes to re-attach'),
       );
+  }
+
+  /**
+   * Resolves once the start's re-attach pass is done with the session (at once when it has nothing of
+   * it): its jobs from the previous life are adopted by then, so a job tool right after a restart finds
+   * them instead of answering "no such job".
+   */
+  async reattached(sessionId: string): Promise<void> {
+    await this.listing;
+    await this.reattaching.get(sessionId);
+  }
+
+  /** Lets the backend prepare runtimes ahead (the docker backend's pool), in the background. */
+  warm(): void {
+    const { workspacesDir, quotaBytes, readOnlyPaths = [] } = this.options;
+    this.backend
+      .warm?.({ workspacesDir, quotaBytes, readOnlyPaths })
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'could not start the runtime pool'));
   }
 
   /** Removes the runtimes (containers, pods) of sessions that are not live; backends without any: 0. */

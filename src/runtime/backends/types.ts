@@ -74,8 +74,21 @@ export interface RuntimeBackend {
   sweep?(isLive: (sessionId: string) => boolean): Promise<number>;
   /** Sessions whose runtime is running now (containers, pods left by the service's previous life). */
   runningSessions?(): Promise<string[]>;
-  /** Releases the backend's own resources (API clients); runtimes are left as they are. */
+  /**
+   * Told once what every session's runtime shares (container backends with a pool of pre-started
+   * runtimes start filling it then).
+   */
+  warm?(template: RuntimeTemplate): Promise<void>;
+  /** Releases the backend's own resources (API clients, pooled runtimes); session runtimes are left as they are. */
   close?(): Promise<void>;
+}
+
+/** What every session runtime of one service is started with, besides its session and workspace. */
+export interface RuntimeTemplate {
+  /** The directory of the sessions' workspace directories. */
+  readonly workspacesDir: string;
+  readonly quotaBytes: number;
+  readonly readOnlyPaths: readonly string[];
 }
 
 /** Where a network session's egress proxy socket appears inside a container or pod: where bwrap binds it. */

@@ -37,6 +37,7 @@ export default defineTool({
   output: Output,
   examples: [{ job_id: 'job_AbC123', input: 'yes\n', close_stdin: false }],
   async execute(input, ctx) {
+    await ctx.services.jobs.settled(ctx.session.id);
     const job = ctx.services.jobs.get(ctx.session.id, input.job_id);
     if (!job.running || !job.stdinOpen) {
       throw toolgateError('CONFLICT', `Job ${job.id} ${job.running ? 'has its stdin closed' : 'has ended'}`, {

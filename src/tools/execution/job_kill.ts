@@ -19,6 +19,7 @@ export default defineTool({
   output: Output,
   examples: [{ job_id: 'job_AbC123' }],
   async execute(input, ctx) {
+    await ctx.services.jobs.settled(ctx.session.id);
     const job = ctx.services.jobs.get(ctx.session.id, input.job_id);
     const killed = job.running;
     job.kill('killed');

@@ -21,6 +21,7 @@ export default defineTool({
   output: Output,
   examples: [{ running_only: true }],
   async execute(input, ctx) {
+    await ctx.services.jobs.settled(ctx.session.id);
     const jobs = ctx.services.jobs.list(ctx.session.id).filter((job) => !input.running_only || job.running);
     return { jobs: jobs.map(jobSummary) };
   },

@@ -39,6 +39,7 @@ export default defineTool({
   output: Output,
   examples: [{ job_id: 'job_AbC123', offset: 0, limit_bytes: 65_536 }],
   async execute(input, ctx) {
+    await ctx.services.jobs.settled(ctx.session.id);
     const job = ctx.services.jobs.get(ctx.session.id, input.job_id);
     if (input.offset > job.log.bytes) {
       throw toolgateError(

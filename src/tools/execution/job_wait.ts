@@ -33,6 +33,7 @@ export default defineTool({
   examples: [{ job_id: 'job_AbC123', timeout_ms: 30_000 }],
   timeoutMs: (input) => input.timeout_ms,
   async execute(input, ctx) {
+    await ctx.services.jobs.settled(ctx.session.id);
     const job = ctx.services.jobs.get(ctx.session.id, input.job_id);
     const finished = await job.wait(input.timeout_ms, ctx.signal);
     return { finished, job: jobSummary(job) };

@@ -199,13 +199,14 @@ describe.skipIf(unavailable !== null)('docker runtime backend with the network',
   let t: InjectApp;
   let server: Server;
   let hostsDir: string;
+  let netEnv: () => Record<string, string>;
   beforeAll(async () => {
     server = createServer((_req, res) => res.end('hello from outside\n'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     hostsDir = mkdtempSync(path.join(tmpdir(), 'toolgate-docker-hosts-'));
     const hostsFile = path.join(hostsDir, 'hosts');
     writeFileSync(hostsFile, '127.0.0.1 allowed.test denied.test\n');
-    t = await injectApp(
+    netEnv = () =>
       env({
         network: { openRanges: ['127.0.0.1/32'], hostsFile, connectTimeoutMs: 3000 },
         profiles: {
@@ -215,8 +216,8 @@ describe.skipIf(unavailable !== null)('docker runtime backend with the network',
             network: { mode: 'allowlist', allow: ['allowed.test'] },
           },
         },
-      }),
-    );
+      });
+    t = await injectApp(netEnv());
   });
   afterAll(async () => {
     if (t) {
@@ -246,5 +247,23 @@ describe.skipIf(unavailable !== null)('docker runtime backend with the network',
       (row) => row.entryPoint === 'network',
     );
     expect(network.map((row) => row.status).sort()).toEqual(['refused', 'success']);
+  });
+
+  it('keeps its way out across a service restart: the same container reaches the allowed name again', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const s = await t.createSession({ profile: 'net' });
+    const fetch = `python3 -c "import urllib.request as u; print(u.urlopen('http://allowed.test:${port}/').read().decode().strip())"`;
+    const before = await t.call(s, 'run_command', { command: fetch });
+    expect(before.body.data.stdout).toBe('hello from outside\n');
+    const container = await containerOf(t.dataDir, s.id);
+    const dataDir = t.dataDir;
+    await t.close({ keepData: true });
+    t = await injectApp(netEnv(), { dataDir });
+    const after = await t.call(s, 'run_command', { command: fetch });
+    expect(after.status).toBe(200);
+    expect(after.body.data.stdout).toBe('hello from outside\n');
+    const again = await containerOf(dataDir, s.id);
+    expect(again.Id).toBe(container.Id);
+    expect(again.State.StartedAt).toBe(container.State.StartedAt);
   });
 });

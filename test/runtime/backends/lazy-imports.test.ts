@@ -12,10 +12,9 @@ const STATIC_IMPORT = (what: string) => new RegExp(`^\\s*import[^;]*from\\s+'${w
 describe('container backends are imported lazily', () => {
   it('only their own folders import dockerode or @kubernetes/client-node', () => {
     const importers = files.filter((f) => /from '(dockerode|@kubernetes\/client-node)'/.test(source(f)));
-    expect(importers.sort()).toEqual([
-      'runtime/backends/docker/index.ts',
-      'runtime/backends/kubernetes/index.ts',
-    ]);
+    expect(importers.filter((f) => !/^runtime\/backends\/(docker|kubernetes)\//.test(f))).toEqual([]);
+    expect(importers).toContain('runtime/backends/docker/index.ts');
+    expect(importers).toContain('runtime/backends/kubernetes/index.ts');
   });
 
   it('nothing outside them imports their folders statically; the runner imports them with import()', () => {

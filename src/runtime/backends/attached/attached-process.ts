@@ -5,8 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { ATTACH_OP, attachMarker, encodeFrame } from '../../protocol.js';
-import type { RuntimeBackend, RuntimeProcess, RuntimeStart } from '../types.js';
+import type { RuntimeBackend, RuntimeProcess, RuntimeStart, RuntimeTemplate } from '../types.js';
 
 /** An open attach stream: bytes to the runtime's stdin, its stdout and stderr apart, and how to drop it. */
 export interface AttachStream {
@@ -25,6 +26,10 @@ export interface AttachTarget {
   /** Stops the runtime (its stream then ends). */
   stop(): Promise<void>;
 }
+
+/** Resolves once `stream` has ended and all it held was read (or it failed: nothing more comes). */
+const drained = (stream: Readable): Promise<void> =>
+  finished(stream, { writable: false }).catch(() => undefined);
 
 /** The most bytes held while looking for the attach marker: a runtime answers within a few frames. */
 const MAX_SKIPPED_BYTES = 64 * 1024 * 1024;
@@ -54,7 +59,11 @@ export class AttachedProcess extends EventEmitter implements RuntimeProcess {
       this.finish();
       return;
     }
-    void stream.ended.then(() => this.finish());
+    // Finished once what the stream carried has passed on: its end comes before its last bytes have
+    // gone through the demultiplexed streams, and the exit frame of a command may be among them.
+    void stream.ended
+      .then(() => Promise.all([drained(stream.output), drained(stream.errors)]))
+      .then(() => this.finish());
     const nonce = randomBytes(12).toString('hex');
     stream.input.on('error', () => undefined);
     stream.input.write(encodeFrame({ t: 'req', id: 0, op: ATTACH_OP, args: { nonce } }));
@@ -122,6 +131,8 @@ export interface AttachedBackendParts {
   discard(sessionId: string): Promise<void>;
   sweep(isLive: (sessionId: string) => boolean): Promise<number>;
   runningSessions(): Promise<string[]>;
+  warm?(template: RuntimeTemplate): Promise<void>;
+  close?(): Promise<void>;
 }
 
 /**

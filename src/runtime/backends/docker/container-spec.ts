@@ -1,6 +1,7 @@
 // The Docker Engine API's create body for one session runtime container, and the labels that find it
 // again: pure (no Docker client), so tests can read every security setting without an engine.
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import type { DockerBackendConfig } from '../../../config.js';
 import { KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
 import { EGRESS_SOCKET_PATH, type RuntimeStart } from '../types.js';
@@ -21,6 +22,12 @@ export const LABELS = {
   spec: 'org.toolgate.spec',
   /** A one-shot runtime (never re-attached). */
   transient: 'org.toolgate.transient',
+  /**
+   * A container made for the pool (pool.ts), before it had a session: the value is its poolKey. It has
+   * no session label (labels cannot change); once a session takes it, it is renamed to that session's
+   * containerName, and the name says whose it is.
+   */
+  pool: 'org.toolgate.pool',
 } as const;
 
 /** What the backend knows besides the request: where its bundle and node binary are on the host. */
@@ -67,6 +74,17 @@ export interface ContainerSpec {
 export const containerName = (instance: string, sessionId: string): string =>
   `toolgate-${instance}-${sessionId}`;
 
+const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The session a container's name says it belongs to (a pooled one taken by a session); else undefined. */
+export function sessionOfName(instance: string, name: string | undefined): string | undefined {
+  const prefix = `toolgate-${instance}-`;
+  const bare = name?.replace(/^\//, '');
+  if (!bare?.startsWith(prefix)) return undefined;
+  const rest = bare.slice(prefix.length);
+  return SESSION_ID.test(rest) ? rest : undefined;
+}
+
 /** The image reference of the request's key (the default key when it names none). */
 export function imageFor(config: DockerBackendConfig, key: string | undefined): string {
   const image = config.images[key ?? config.defaultImage];
@@ -89,17 +107,15 @@ export function containerSpec(
     `${host.nodeBinary}:${CONTAINER_NODE}:ro`,
     // Tool folders and MCP server packages, at their host paths as with bwrap.
     ...request.readOnlyPaths.map((dir) => `${dir}:${dir}:ro`),
-    ...(egress ? [`${egress}:${EGRESS_SOCKET_PATH}:rw`] : []),
+    // The socket's directory, not the socket: a restarted service makes the socket again in it, and a
+    // container that outlived the service sees the new one (a bind of the file would keep the old).
+    ...(egress ? [`${path.dirname(egress)}:${path.posix.dirname(EGRESS_SOCKET_PATH)}:rw`] : []),
   ];
+  const egressInside = egress
+    ? path.posix.join(path.posix.dirname(EGRESS_SOCKET_PATH), path.basename(egress))
+    : undefined;
   const env = {
-    ...runtimeEnv(
-      CONTAINER_WORKSPACE,
-      SHELL,
-      PRLIMIT,
-      false,
-      request.quotaBytes,
-      egress ? EGRESS_SOCKET_PATH : undefined,
-    ),
+    ...runtimeEnv(CONTAINER_WORKSPACE, SHELL, PRLIMIT, false, request.quotaBytes, egressInside),
     TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES: String(KEEP_OUTPUT_BYTES),
   };
   const spec: ContainerSpec = {
@@ -144,4 +160,27 @@ export function containerSpec(
   };
   spec.Labels[LABELS.spec] = createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
   return spec;
+}
+
+/**
+ * Everything a session's container is made from except the session and its workspace directory: a pooled
+ * container made with the same key can serve the request (same image, limits, bundle, read-only paths).
+ */
+export function poolKey(config: DockerBackendConfig, host: ContainerHost, request: RuntimeStart): string {
+  const neutral = { ...request, sessionId: 'pool', workspaceRoot: '/pool', transient: false };
+  return containerSpec(config, host, neutral, 'pool').Labels[LABELS.spec];
+}
+
+/** The create body of a pooled container: a session's, without the session label, with the pool's. */
+export function pooledSpec(
+  config: DockerBackendConfig,
+  host: ContainerHost,
+  request: RuntimeStart,
+  name: string,
+): ContainerSpec {
+  const spec = containerSpec(config, host, request, name);
+  const key = poolKey(config, host, request);
+  const labels: Record<string, string> = { ...spec.Labels, [LABELS.pool]: key, [LABELS.spec]: key };
+  delete labels[LABELS.session];
+  return { ...spec, Labels: labels };
 }

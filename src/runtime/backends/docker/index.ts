@@ -15,8 +15,11 @@ import {
   containerName,
   containerSpec,
   LABELS,
+  poolKey,
+  sessionOfName,
   type ContainerHost,
 } from './container-spec.js';
+import { ContainerPool } from './pool.js';
 
 /** Status codes of the Engine API that mean "already so": not modified, not found, conflict. */
 const statusOf = (err: unknown): number | undefined => (err as { statusCode?: number }).statusCode;
@@ -61,6 +64,8 @@ export async function createDockerBackend(
     nodeBinary: realpathSync(config.nodeBinary ?? process.execPath),
   };
   const [uid, gid] = config.user.split(':').map(Number);
+  const owner = Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : undefined;
+  const pool = new ContainerPool(docker, config, host, owner);
   const detail = `docker: a container per session runtime (images: ${Object.keys(config.images).join(', ')}; network none, read-only root, non-root, all capabilities dropped, default seccomp)`;
 
   /** Containers being stopped, by name: a start waits for the stop (kill returns before the exit). */
@@ -75,12 +80,21 @@ export async function createDockerBackend(
         // An idle stop of the same container may still be under way: start it only once it has stopped.
         await stopping.get(name);
         // The runtime runs as config.user: the workspace root (made by the service) becomes its own.
-        if (Number.isInteger(uid) && Number.isInteger(gid)) await fs.chown(request.workspaceRoot, uid, gid);
+        if (owner) await fs.chown(request.workspaceRoot, owner.uid, owner.gid);
         const spec = containerSpec(config, host, request, name);
-        const container = await ensureContainer(docker, spec.name, spec);
+        const container =
+          (await pool.take(request, name)) ??
+          (await ensureContainer(docker, spec, poolKey(config, host, request)));
         const info = await container.inspect();
         const attached = await attach(container);
-        if (!info.State.Running) await container.start().catch(ignoring(304));
+        if (!info.State.Running) {
+          // Taken from the pool and stopped meanwhile: a start would bind the pool's directory again.
+          if (info.Config.Labels?.[LABELS.pool] !== undefined) {
+            attached.close();
+            throw new Error('the runtime container stopped while it was being attached');
+          }
+          await container.start().catch(ignoring(304));
+        }
         return attached;
       },
       async stop() {
@@ -117,9 +131,11 @@ export async function createDockerBackend(
       });
       return running
         .filter((container) => container.Labels[LABELS.transient] !== '1')
-        .map((container) => container.Labels[LABELS.session])
+        .map((container) => sessionOf(host.instance, container))
         .filter((id): id is string => id !== undefined);
     },
+    warm: (template) => pool.start(template),
+    close: () => pool.close(),
     async sweep(isLive) {
       const containers = await docker.listContainers({
         all: true,
@@ -127,7 +143,9 @@ export async function createDockerBackend(
       });
       let removed = 0;
       for (const container of containers) {
-        const sessionId = container.Labels[LABELS.session];
+        // Waiting in the pool, or being taken from it (a listing made before its rename).
+        if (pool.owns(container.Names[0])) continue;
+        const sessionId = sessionOf(host.instance, container);
         // A one-shot runtime lives only while its step runs; one left by a crash has no owner.
         const transient = container.Labels[LABELS.transient] === '1' && container.State !== 'running';
         if (sessionId && isLive(sessionId) && !transient) continue;
@@ -139,16 +157,34 @@ export async function createDockerBackend(
   });
 }
 
-/** The container named `name` made from `spec`: the existing one if it was made so, else a new one. */
+/** Whose a container is: its session label, or for one taken from the pool, its name (pool.ts). */
+function sessionOf(instance: string, container: Docker.ContainerInfo): string | undefined {
+  if (container.Labels[LABELS.pool] !== undefined) return sessionOfName(instance, container.Names[0]);
+  return container.Labels[LABELS.session];
+}
+
+/**
+ * The container named `spec.name` made from `spec`: the existing one if it was made so, else a new one.
+ * One taken from the pool (made with `key`) serves while it runs: started again, it would bind the pool's
+ * directory, not the session's workspace, so a stopped one is replaced.
+ */
 async function ensureContainer(
   docker: Docker,
-  name: string,
   spec: ReturnType<typeof containerSpec>,
+  key: string,
 ): Promise<Docker.Container> {
+  const name = spec.name;
   const existing = docker.getContainer(name);
   const info = await existing.inspect().catch(ignoring(404));
   if (info) {
-    if (info.Config.Labels?.[LABELS.spec] === spec.Labels[LABELS.spec]) return existing;
+    const labels = info.Config.Labels ?? {};
+    const pooled = labels[LABELS.pool] !== undefined;
+    if (
+      pooled
+        ? labels[LABELS.pool] === key && info.State.Running
+        : labels[LABELS.spec] === spec.Labels[LABELS.spec]
+    )
+      return existing;
     // Made from another image, bundle or limits: its runtime would not be this service's.
     await existing.remove({ force: true }).catch(ignoring(404, 409));
   }
