@@ -23,11 +23,12 @@ export function followSwitches(
     db.all<{ kind: SwitchKind; name: string; enabled: number }>(
       'SELECT kind, name, enabled FROM tool_switches',
     )
-      .then((rows) => {
+      .then(async (rows) => {
         if (localChanges !== changesBefore) return;
         for (const row of rows) {
           const enabled = Number(row.enabled) === 1;
-          if (switches.isDisabled(row.kind, row.name) === enabled) switches.set(row.kind, row.name, enabled);
+          if (switches.isDisabled(row.kind, row.name) === enabled)
+            await switches.set(row.kind, row.name, enabled);
         }
       })
       .catch((err: unknown) => logger.warn({ err }, 'could not read the tool switches of the other replicas'))
