@@ -35,11 +35,35 @@ const RUNTIME_DEPENDENT = [
   'test/system/race.test.ts',
 ];
 
+/**
+ * The tests whose outcome rests on the stores (sessions, audit and stats, history and undo, todos,
+ * checkpoints, approvals, idempotency, tool switches, the console's API, the API's own tests): the
+ * postgres project runs these again with every app and store on PostgreSQL (test/helpers/postgres.ts).
+ */
+const STATE_TOUCHING = [
+  'test/store/**/*.test.ts',
+  'test/routes/sessions.test.ts',
+  'test/routes/smoke.test.ts',
+  'test/routes/audit-stats.test.ts',
+  'test/routes/console-api.test.ts',
+  'test/routes/tool-switches.test.ts',
+  'test/routes/duplicates.test.ts',
+  'test/policies/approvals.test.ts',
+  'test/policies/idempotency.test.ts',
+  'test/policies/operator-reads.test.ts',
+  'test/snapshots/changes.test.ts',
+  'test/snapshots/checkpoints.test.ts',
+  'test/tools/state/todos.test.ts',
+  'test/tools/edit/safety.test.ts',
+  'test/ops/retention.test.ts',
+];
+
 // The suite runs against the bwrap runtime (TOOLGATE_SANDBOX=auto); with TOOLGATE_TEST_BOTH_SANDBOXES=1
 // (set by .ci/run) it runs a second time against the unisolated runtime (TOOLGATE_SANDBOX=none). With
 // TOOLGATE_TEST_DOCKER=1 (set by .ci/run once dockerd runs and the runtime images are built) the
 // runtime-dependent tests run a third time on the docker backend, in the python image (tool folders
-// run Python).
+// run Python). With TOOLGATE_TEST_BOTH_ENGINES=1 and a test server in TOOLGATE_TEST_DATABASE_URL (both set
+// by .ci/run) the state-touching tests run once more with the stores on PostgreSQL.
 export default defineConfig({
   test: {
     ...shared,
@@ -63,6 +87,18 @@ export default defineConfig({
                   // The soak's CI size on this project (the bwrap project runs the 2,000-call one).
                   TOOLGATE_RACE_CALLS: '120',
                 },
+              },
+            },
+          ]
+        : []),
+      ...(process.env.TOOLGATE_TEST_BOTH_ENGINES === '1' && process.env.TOOLGATE_TEST_DATABASE_URL
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'postgres',
+                include: STATE_TOUCHING,
+                env: { TOOLGATE_TEST_POSTGRES: '1' },
               },
             },
           ]

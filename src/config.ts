@@ -316,6 +316,22 @@ const BlobsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** postgres://… or postgresql://…: the schemes that choose the PostgreSQL driver (src/store/open.ts). */
+const POSTGRES_URL = '^postgres(ql)?://';
+
+const DatabaseSchema = Type.Object(
+  {
+    url: Type.Optional(
+      Type.String({
+        pattern: POSTGRES_URL,
+        description:
+          'PostgreSQL for every store, shared by replicas (postgres://user:password@host:5432/db); unset: SQLite in the data dir. DATABASE_URL wins.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const GitSchema = Type.Object(
   {
     allowedHosts: Type.Array(Type.String({ minLength: 1 }), {
@@ -448,6 +464,7 @@ export const ConfigFileSchema = Type.Object(
     audit: Type.Optional(Type.Partial(AuditSchema, { additionalProperties: false })),
     archive: Type.Optional(Type.Partial(ArchiveSchema, { additionalProperties: false })),
     blobs: Type.Optional(Type.Partial(BlobsSchema, { additionalProperties: false })),
+    database: Type.Optional(DatabaseSchema),
     git: Type.Optional(Type.Partial(GitSchema, { additionalProperties: false })),
     network: Type.Optional(Type.Partial(NetworkSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
@@ -490,6 +507,8 @@ export interface Config {
   /** pretty: readable lines (pino-pretty); json: one JSON object a line; auto: pretty on a terminal. */
   readonly logFormat: 'auto' | 'json' | 'pretty';
   readonly redisUrl: string | undefined;
+  /** Where the stores keep their state: url undefined is SQLite in the data dir. */
+  readonly database: Readonly<Static<typeof DatabaseSchema>>;
   readonly profiles: Readonly<Record<string, ProfileConfig>>;
   readonly rateLimits: RateLimits;
   readonly approval: readonly string[];
@@ -620,6 +639,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel,
     logFormat,
     redisUrl: env.REDIS_URL || undefined,
+    database: databaseConfig(env.DATABASE_URL, file.database),
     // The operator may override a built-in profile as well as add new ones.
     profiles: { ...BUILTIN_PROFILES, ...(file.profiles ?? {}) },
     rateLimits: file.rateLimits ?? {},
@@ -695,6 +715,20 @@ function httpConfig(
     ),
     allowedOrigins: [...(file.allowedOrigins ?? []), ...origins].map((origin) => origin.toLowerCase()),
   };
+}
+
+/** DATABASE_URL over the file's database.url. The value is never echoed: it may hold a password. */
+function databaseConfig(
+  fromEnv: string | undefined,
+  file: Static<typeof DatabaseSchema> | undefined,
+): Static<typeof DatabaseSchema> {
+  if (!fromEnv) return { url: file?.url };
+  if (!new RegExp(POSTGRES_URL, 'i').test(fromEnv)) {
+    throw new ConfigError(
+      'DATABASE_URL must be a postgres:// or postgresql:// URL (leave it unset for SQLite in the data dir)',
+    );
+  }
+  return { url: fromEnv };
 }
 
 /** The network section with its paths resolved and its ranges checked. */

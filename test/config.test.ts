@@ -52,6 +52,19 @@ describe('config', () => {
     expect(() => loadConfig({ TOOLGATE_CONFIG: withConfigFile({ lsp: { budgetMs: 0 } }) })).toThrow(/lsp/);
   });
 
+  it('takes the database URL from DATABASE_URL over the file, and refuses other schemes without echoing them', () => {
+    expect(loadConfig({}).database.url).toBeUndefined();
+    const file = withConfigFile({ database: { url: 'postgresql://app@db.internal/toolgate' } });
+    expect(loadConfig({ TOOLGATE_CONFIG: file }).database.url).toBe('postgresql://app@db.internal/toolgate');
+    const fromEnv = 'postgres://app:s3cret@127.0.0.1:5432/other';
+    expect(loadConfig({ TOOLGATE_CONFIG: file, DATABASE_URL: fromEnv }).database.url).toBe(fromEnv);
+    const refused = () => loadConfig({ DATABASE_URL: 'mysql://app:s3cret@db/toolgate' });
+    expect(refused).toThrow(/DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(refused).not.toThrow(/s3cret/);
+    const badFile = withConfigFile({ database: { url: 'sqlite:///x.db' } });
+    expect(() => loadConfig({ TOOLGATE_CONFIG: badFile })).toThrow(/\/database\/url/);
+  });
+
   it('merges operator profiles and limits over the defaults', () => {
     const file = withConfigFile({
       profiles: { reviewer: { permissions: ['read'], categories: ['filesystem'] } },

@@ -207,7 +207,8 @@ export function fromFsError(err: unknown, displayPath: string): ToolgateError {
   }
 }
 
-const SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+// 53100: PostgreSQL's disk_full.
+const SPACE_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']);
 
 /** A write refused for want of room: the file system (or the service user's quota) or SQLite is full. */
 export const isOutOfSpace = (err: unknown): boolean => {
@@ -216,11 +217,20 @@ export const isOutOfSpace = (err: unknown): boolean => {
   return typeof code === 'string' && SPACE_CODES.has(code);
 };
 const TRANSIENT_CODES = new Set(['EIO', 'EROFS', 'EMFILE', 'ENFILE', 'EACCES', 'EPERM', 'EAGAIN', 'EBUSY']);
+/**
+ * PostgreSQL's faults of the day: the connection refused, cut or timed out (errno, or the driver's
+ * POSTGRES_UNAVAILABLE), and the SQLSTATEs of a server that cannot serve now: connection exceptions
+ * (08…, but 08P01, a protocol violation: a bug), out of resources (53…), shutting down or starting
+ * (57P01-57P03), a read-only standby (25006), a lock not had (55P03), a serialization failure or
+ * deadlock (40001, 40P01).
+ */
+const POSTGRES_TRANSIENT =
+  /^(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|POSTGRES_UNAVAILABLE|08(?!P01)[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[123]|25006|55P03|40001|40P01)$/;
 
 /**
- * The service's own storage failing (data dir, SQLite, job logs, history blobs) is a fault of the day,
- * not a bug: a full disk is 507 INSUFFICIENT_STORAGE, a busy, read-only or broken one 503
- * STORAGE_UNAVAILABLE, each with what to do. undefined when `err` is not such an error.
+ * The service's own storage failing (data dir, SQLite or PostgreSQL, job logs, history blobs) is a fault
+ * of the day, not a bug: a full disk is 507 INSUFFICIENT_STORAGE, a busy, read-only, unreachable or broken
+ * one 503 STORAGE_UNAVAILABLE, each with what to do. undefined when `err` is not such an error.
  */
 export function fromStorageError(err: unknown): ToolgateError | undefined {
   const code = (err as { code?: unknown } | undefined)?.code;
@@ -234,6 +244,7 @@ export function fromStorageError(err: unknown): ToolgateError | undefined {
   }
   if (
     TRANSIENT_CODES.has(code) ||
+    POSTGRES_TRANSIENT.test(code) ||
     code.startsWith('SQLITE_BUSY') ||
     code.startsWith('SQLITE_LOCKED') ||
     code.startsWith('SQLITE_IOERR') ||

@@ -11,10 +11,20 @@ export interface DatabaseChoice {
   readonly url?: string;
 }
 
+/** The URL schemes that choose PostgreSQL (config.ts accepts only these). */
+export const isPostgresUrl = (url: string): boolean => /^postgres(?:ql)?:\/\//i.test(url);
+
 export async function openSqlDatabase(
   choice: DatabaseChoice,
   migrations: readonly Migration[],
 ): Promise<SqlDatabase> {
+  if (choice.url !== undefined) {
+    if (!isPostgresUrl(choice.url)) {
+      throw new Error('the database URL must start with postgres:// or postgresql://');
+    }
+    const { openPostgres } = await import('./drivers/postgres/open.js');
+    return openPostgres(choice.url, migrations);
+  }
   const { SqliteDatabase } = await import('./drivers/sqlite/database.js');
   const db = SqliteDatabase.open(path.join(choice.dataDir, 'toolgate.db'));
   try {

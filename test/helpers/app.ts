@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { injectApi, type Api, type InjectRequest } from './api.js';
 import { ResponseConformance } from './conformance.js';
 import { testSandbox } from './requires.js';
+import { dropSchemaOf, onPostgres, schemaOf } from './postgres.js';
 
 export const ADMIN_KEY = 'tga_test_admin_key_0123456789';
 
@@ -61,6 +62,9 @@ type StartOptions = BuildOptions & { dataDir?: string };
 
 async function boot(env: Record<string, string>, options: StartOptions) {
   const dataDir = options.dataDir ?? tempDir();
+  // The postgres project (vitest.config.ts) runs the state-touching tests on PostgreSQL: each data dir
+  // gets a schema of its own there, which an app restarted on the same dir finds again.
+  const database = onPostgres() ? { DATABASE_URL: (await schemaOf(dataDir)).url } : {};
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
     TOOLGATE_API_KEY: ADMIN_KEY,
@@ -71,6 +75,7 @@ async function boot(env: Record<string, string>, options: StartOptions) {
     // Language servers are real processes that cost seconds and CPU: only the tests about them turn them on.
     TOOLGATE_LSP: 'off',
     LOG_LEVEL: 'silent',
+    ...database,
     ...env,
   });
   const app = await buildApp(config, { logger: false, ...options });
@@ -108,6 +113,7 @@ function harness<Http extends { post(url: string): Req }, Req extends RequestLik
       if (!keepData && app.services.config.sandbox === 'docker')
         await (await import('./docker.js')).removeContainersOf(dataDir);
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) await dropSchemaOf(dataDir);
       if (conformance.violations.length > 0) {
         throw new Error(
           `responses that do not match the OpenAPI document:\n  ${[...new Set(conformance.violations)].join('\n  ')}`,

@@ -1,14 +1,15 @@
 // What a test needs from the machine beyond Node and npm ci: a bubblewrap that works here, ripgrep,
-// redis-server, Chromium, root. `npm test` must pass on a machine without them (macOS, an unprivileged
-// container, a newcomer's laptop): a test that needs a missing piece skips, and one printed line says
-// what is missing and how to get it; everything else runs, on the unisolated runtime when bwrap does not
-// work. `.ci/run` installs everything and sets TOOLGATE_TEST_REQUIRE_ALL=1, which turns each such skip
-// into a failure, so nothing goes untested there. Each piece is probed once per worker.
+// redis-server, Chromium, root, a PostgreSQL server. `npm test` must pass on a machine without them
+// (macOS, an unprivileged container, a newcomer's laptop): a test that needs a missing piece skips, and
+// one printed line says what is missing and how to get it; everything else runs, on the unisolated
+// runtime when bwrap does not work. `.ci/run` installs everything (and starts PostgreSQL) and sets
+// TOOLGATE_TEST_REQUIRE_ALL=1, which turns each such skip into a failure, so nothing goes untested
+// there. Each piece is probed once per worker.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { findBwrap, findPrlimit } from '../../src/runtime/runner/host.js';
 
-export type Piece = 'bwrap' | 'ripgrep' | 'redis' | 'chromium' | 'root';
+export type Piece = 'bwrap' | 'ripgrep' | 'redis' | 'chromium' | 'root' | 'postgres';
 
 /** Chromium for the console tests (Debian's package unless TOOLGATE_CHROMIUM names another). */
 export const CHROMIUM = process.env.TOOLGATE_CHROMIUM ?? '/usr/bin/chromium';
@@ -42,6 +43,11 @@ const PIECES: Record<Piece, { what: string; how: string; present: () => boolean 
     what: `Chromium (${CHROMIUM})`,
     how: 'apt-get install chromium, or TOOLGATE_CHROMIUM=<path to a Chromium>',
     present: () => existsSync(CHROMIUM),
+  },
+  postgres: {
+    what: 'a PostgreSQL server for tests (TOOLGATE_TEST_DATABASE_URL)',
+    how: '.ci/run starts one; or TOOLGATE_TEST_DATABASE_URL=postgres://user:password@127.0.0.1/db, a role that may create schemas there',
+    present: () => Boolean(process.env.TOOLGATE_TEST_DATABASE_URL),
   },
   root: {
     what: 'root',
