@@ -8,7 +8,8 @@
 //   the same run: one replica without the balancer, measured in each of BENCH_ROUNDS rounds (default 3)
 //   and each ratio taken within its round. This machine's cores bound the curve (see the output).
 // - Audit-heavy read_file on PostgreSQL vs SQLite (one replica each, same run; goal ≥ 0.7×): runs when
-//   TOOLGATE_BENCH_DATABASE_URL names a PostgreSQL database, i.e. once the `pg` driver is merged.
+//   TOOLGATE_BENCH_DATABASE_URL names a PostgreSQL database (an empty one: the replicas' tables are made
+//   there), once the stores run on SqlDatabase (until then they open SQLite whatever DATABASE_URL says).
 import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { fmt, percentile } from './lib.js';
@@ -164,13 +165,17 @@ async function postgresVsSqlite(): Promise<boolean> {
   const url = process.env.TOOLGATE_BENCH_DATABASE_URL;
   if (!url) {
     console.log(
-      'postgres vs sqlite: skipped (set TOOLGATE_BENCH_DATABASE_URL=postgres://… with the pg driver merged)',
+      'postgres vs sqlite: skipped (set TOOLGATE_BENCH_DATABASE_URL=postgres://… once the stores run on SqlDatabase)',
     );
     return true;
   }
   const rates: number[] = [];
-  for (const env of [{}, { DATABASE_URL: url }] as Record<string, string>[]) {
-    const cluster = await ReplicaCluster.start({ replicas: 1, env: { ...ENV, ...env } });
+  for (const databaseUrl of [undefined, url]) {
+    const cluster = await ReplicaCluster.start({
+      replicas: 1,
+      env: ENV,
+      ...(databaseUrl ? { databaseUrl } : {}),
+    });
     try {
       const base = cluster.replicas[0].url;
       rates.push((await readLoad(base, await sessionsWithFile(cluster, base, SESSIONS))).perSecond);

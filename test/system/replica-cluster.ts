@@ -1,6 +1,6 @@
 // Several toolgate replicas as child processes on loopback ports, sharing one data dir and one database
-// (a shared SQLite file; TOOLGATE_TEST_DATABASE_URL points them at PostgreSQL instead once its driver
-// is there), optionally behind HAProxy running docker/haproxy/haproxy.cfg. Used by the replicas system
+// (the data dir's SQLite file, or the PostgreSQL URL given: DATABASE_URL for every replica), optionally
+// behind HAProxy running docker/haproxy/haproxy.cfg. Used by the replicas system
 // test and bench/replicas.bench.ts; everything it starts is stopped by close().
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +28,8 @@ export interface ClusterOptions {
   /** With HAProxy in front (its three server lines: unused ones point at a closed port and stay down). */
   readonly balancer?: boolean;
   readonly env?: Record<string, string>;
+  /** postgres://… for every replica; undefined: the data dir's SQLite file. */
+  readonly databaseUrl?: string;
 }
 
 export class ReplicaCluster {
@@ -37,14 +39,14 @@ export class ReplicaCluster {
 
   private constructor(
     readonly dataDir: string,
+    readonly databaseUrl: string | undefined,
     private readonly env: Record<string, string>,
   ) {}
 
   static async start(options: ClusterOptions): Promise<ReplicaCluster> {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-replicas-'));
-    const databaseUrl = process.env.TOOLGATE_TEST_DATABASE_URL;
-    const cluster = new ReplicaCluster(dataDir, {
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    const cluster = new ReplicaCluster(dataDir, options.databaseUrl, {
+      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
       LOG_LEVEL: 'warn',
       ...options.env,
     });

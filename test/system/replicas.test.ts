@@ -14,6 +14,8 @@ import { MIGRATIONS } from '../../src/migrations.js';
 import { LeaseStore } from '../../src/store/leases.js';
 import { openSqlDatabase } from '../../src/store/open.js';
 import { CHILD_ADMIN_KEY } from '../ops/child-server.js';
+import { freshSchema, onPostgres } from '../helpers/postgres.js';
+import { startRedis } from '../helpers/redis.js';
 import { ReplicaCluster, sessionCall, type Replica } from './replica-cluster.js';
 
 const enabled = process.env.TOOLGATE_TEST_REPLICAS === '1' && process.env.TOOLGATE_TEST_SANDBOX === undefined;
@@ -27,12 +29,9 @@ if (!enabled) {
 
 type Session = { id: string; token: string };
 
-/** The lease holder, read from the replicas' database (SQLite file or TOOLGATE_TEST_DATABASE_URL). */
+/** The lease holder, read from the replicas' database. */
 const ownerOf = async (cluster: ReplicaCluster, sessionId: string): Promise<string | undefined> => {
-  const db = await openSqlDatabase(
-    { dataDir: cluster.dataDir, url: process.env.TOOLGATE_TEST_DATABASE_URL },
-    MIGRATIONS,
-  );
+  const db = await openSqlDatabase({ dataDir: cluster.dataDir, url: cluster.databaseUrl }, MIGRATIONS);
   try {
     return (await new LeaseStore(db).get(sessionId))?.replicaId;
   } finally {
@@ -45,6 +44,7 @@ const json = async (res: Response) =>
 
 describe.skipIf(!enabled)('replicas: three processes, one service', () => {
   let cluster: ReplicaCluster;
+  let redis: Awaited<ReturnType<typeof startRedis>> | undefined;
   const configDir = mkdtempSync(path.join(tmpdir(), 'toolgate-replicas-config-'));
   beforeAll(async () => {
     const configFile = path.join(configDir, 'config.json');
@@ -54,14 +54,19 @@ describe.skipIf(!enabled)('replicas: three processes, one service', () => {
         profiles: { gated: { permissions: ['read', 'write', 'execute'], approval: ['create_directory'] } },
       }),
     );
+    redis = await startRedis();
+    // bwrap where it works (CI, as root): a moved session's runtime starts again on the shared workspace.
     cluster = await ReplicaCluster.start({
       replicas: 3,
       balancer: true,
-      env: { TOOLGATE_CONFIG: configFile },
+      // The `postgres` project (once the stores are on SqlDatabase) gives the replicas a fresh schema.
+      ...(onPostgres() ? { databaseUrl: (await freshSchema()).url } : {}),
+      env: { TOOLGATE_CONFIG: configFile, TOOLGATE_SANDBOX: 'auto', REDIS_URL: redis.url },
     });
   }, 120_000);
   afterAll(async () => {
     await cluster?.close();
+    await redis?.stop();
     rmSync(configDir, { recursive: true, force: true });
   });
 
