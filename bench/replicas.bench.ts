@@ -22,6 +22,7 @@ const SESSIONS = 12;
 const CONNECTIONS = 24;
 // bwrap where it works: a moved session's runtime starts again on the shared workspace, as in production.
 const ENV = { TOOLGATE_SANDBOX: 'auto' };
+const POSTGRES = process.env.TOOLGATE_BENCH_DATABASE_URL || undefined;
 
 type Session = { id: string; token: string };
 
@@ -121,7 +122,13 @@ async function throughput(): Promise<boolean> {
 }
 
 async function failover(): Promise<boolean> {
-  const cluster = await ReplicaCluster.start({ replicas: 3, balancer: true, env: ENV });
+  // On PostgreSQL when one is given (the replicas' state there, as in production), else the SQLite file.
+  const cluster = await ReplicaCluster.start({
+    replicas: 3,
+    balancer: true,
+    env: ENV,
+    ...(POSTGRES ? { databaseUrl: POSTGRES } : {}),
+  });
   const times: number[] = [];
   try {
     const base = cluster.balancerUrl!;
@@ -153,7 +160,7 @@ async function failover(): Promise<boolean> {
   const p50 = percentile(times, 50);
   const max = Math.max(...times);
   console.log(
-    `failover: kill -9 of a session's owner → the session answers through HAProxy from another replica`,
+    `failover (${POSTGRES ? 'PostgreSQL' : 'SQLite file'}): kill -9 of a session's owner → the session answers through HAProxy from another replica`,
   );
   console.log(`  ${times.length} kills: p50 ${p50} ms, max ${max} ms (goal: p50 ≤ 3000, max ≤ 10000)`);
   console.log(`  each: ${times.join(' ')} ms`);
@@ -162,7 +169,7 @@ async function failover(): Promise<boolean> {
 
 /** Hook for the PostgreSQL driver: audit-heavy read_file, one replica on PostgreSQL vs one on SQLite. */
 async function postgresVsSqlite(): Promise<boolean> {
-  const url = process.env.TOOLGATE_BENCH_DATABASE_URL;
+  const url = POSTGRES;
   if (!url) {
     console.log(
       'postgres vs sqlite: skipped (set TOOLGATE_BENCH_DATABASE_URL=postgres://… once the stores run on SqlDatabase)',
