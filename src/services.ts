@@ -371,6 +371,8 @@ export async function createServices(
   // - history and snapshots of a session go before its runtime; the runtime empties the workspace from
   //   inside and stops, and only then is the (now empty, with no process of the session left to swap
   //   anything in it) workspace directory removed;
+  // - a replica's session leases go right after its runtimes stopped (another replica may then start
+  //   one on the same workspace at once), before anything else it holds;
   // - tools shut down once no runtime runs; the code index and event channels after them;
   // - the SQLite-backed stores (audit, the policies') and the rate-limit counters close before the
   //   database; the sweep removes containers and pods of gone sessions (container backends; after the

@@ -24,6 +24,7 @@ describe('service lifecycles', () => {
       'history',
       'snapshots',
       'runtimes',
+      'leases',
       'egress',
       'workspaces',
       'code-index',
@@ -36,12 +37,14 @@ describe('service lifecycles', () => {
       'mcp-clients',
       'language-servers',
       'runtimes',
+      'leases',
       'egress',
       'tools',
       'code-index',
       'audit',
       'rate-limit',
       'database',
+      'replica-database',
       'tracing',
     ]);
   });
