@@ -7,7 +7,6 @@ import { registerAuth } from './http/auth.js';
 import { registerHostCheck } from './http/host-check.js';
 import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
-import { registerReplicaForward } from './http/replica-forward.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
 import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
 import type { Tracing } from './ops/trace.js';
@@ -100,7 +99,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerAuth(app);
   // After auth (bad tokens are refused where the caller's address is seen): a session's requests go
   // to the replica that owns it.
+  // Imported only then: a single process never loads the proxy (undici) at all.
   if (services.replica) {
+    const { registerReplicaForward } = await import('./http/replica-forward.js');
     await registerReplicaForward(app, {
       ...services.replica,
       handOff: async (id) => services.runtimes.get(id)?.detach(),
