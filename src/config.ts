@@ -362,6 +362,12 @@ const NetworkSchema = Type.Object(
       }),
     ),
     connectTimeoutMs: Type.Integer({ minimum: 100, default: 10_000 }),
+    spliceAfterBytes: Type.Integer({
+      minimum: 0,
+      default: 1024 * 1024,
+      description:
+        "Bytes a proxied connection moves through the service's own copy before the kernel's splice(2) carries the rest (a python3 with os.splice is needed; 0 = never)",
+    }),
   },
   { additionalProperties: false },
 );

@@ -234,6 +234,7 @@ export async function createServices(
     openRanges: config.network.openRanges,
     ...(config.network.hostsFile !== undefined ? { hostsFile: config.network.hostsFile } : {}),
     connectTimeoutMs: config.network.connectTimeoutMs,
+    spliceAfterBytes: config.network.spliceAfterBytes,
     quotaBytes: config.limits.egressBytes,
     sink: (record) => {
       const entry = connectionAuditEntry(record);

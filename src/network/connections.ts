@@ -45,6 +45,12 @@ export class Connections {
     return undefined;
   }
 
+  /** Bytes the session may still move (its quota less what it used); undefined: no quota. */
+  allowance(sessionId: string): number | undefined {
+    if (this.quotaBytes === 0) return undefined;
+    return Math.max(0, this.quotaBytes - (this.used.get(sessionId) ?? 0));
+  }
+
   /** A refused connection: recorded at once. */
   denied(base: { sessionId: string; host: string; port: number; via: Via }, reason: string): void {
     this.sink({

@@ -10,6 +10,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import type { NetworkPolicy } from '../config.js';
 import { toolgateError } from '../lib/errors.js';
+import { probeSplice } from '../lib/splice-forwarder.js';
 import { Connections, type ConnectionSink } from './connections.js';
 import { decide, type Decision } from './decide.js';
 import { effectivePolicy } from './policy.js';
@@ -23,6 +24,8 @@ export interface EgressOptions {
   readonly openRanges: readonly string[];
   readonly hostsFile?: string;
   readonly connectTimeoutMs: number;
+  /** Bytes a connection moves through the proxy's copy before splice(2) carries it (0 = never). */
+  readonly spliceAfterBytes?: number;
   /** Bytes a session's connections may move in all; 0 = no quota. */
   readonly quotaBytes: number;
   readonly sink: ConnectionSink;
@@ -31,6 +34,8 @@ export interface EgressOptions {
 /** A session's egress socket while its runtime lives. */
 export interface EgressSocket {
   readonly socketPath: string;
+  /** Whether the sandbox's relay may use splice(2) too (spliceAfterBytes not 0). */
+  readonly splice: boolean;
   close(): Promise<void>;
 }
 
@@ -55,6 +60,8 @@ export class Egress {
     this.rules = new AddressRules(options.openRanges);
     this.resolver = new Resolver(options.hostsFile);
     this.connections = new Connections(options.quotaBytes, options.sink);
+    // Whether bulk transfers can be spliced is known before the first one (handoff.ts).
+    if (options.spliceAfterBytes !== 0) void probeSplice();
   }
 
   /** The decision for one destination under `policy` (the quota aside: see connections.refusal). */
@@ -100,6 +107,9 @@ export class Egress {
       decide: (host, port) => decide(rules, this.resolver, effective, host, port),
       connections: this.connections,
       connectTimeoutMs: this.options.connectTimeoutMs,
+      ...(this.options.spliceAfterBytes !== undefined
+        ? { spliceAfterBytes: this.options.spliceAfterBytes }
+        : {}),
     });
     // The sandbox's user is not the service's: it must be able to reach and connect to the socket. The
     // sockets directory (0700) keeps every other host user out; inside, only this session's sandbox has
@@ -122,6 +132,7 @@ export class Egress {
     if (stable) this.stableOwners.set(socketPath, server);
     return {
       socketPath,
+      splice: this.options.spliceAfterBytes !== 0,
       close: async () => {
         if (!this.stopServer(server)) return;
         if (!stable) await rm(socketDir, { recursive: true, force: true });

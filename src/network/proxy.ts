@@ -9,6 +9,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Decision } from './decide.js';
 import type { Connection, Connections, Via } from './connections.js';
+import { HANDOFF_BYTES, handOff, handoffAfter, type Handoff } from './handoff.js';
 import { serverNameOf } from './sni.js';
 
 export interface ProxyDeps {
@@ -16,6 +17,8 @@ export interface ProxyDeps {
   readonly decide: (host: string, port: number) => Promise<Decision>;
   readonly connections: Connections;
   readonly connectTimeoutMs: number;
+  /** Bytes through the proxy's copy before splice(2) carries a connection (default 1 MiB; 0 = never). */
+  readonly spliceAfterBytes?: number;
 }
 
 /** Request headers that concern the hop to the proxy, not the server. */
@@ -84,22 +87,37 @@ function endThenClose(socket: Duplex): void {
  * Pipes two sockets both ways, counting. A side that closes has the other ended after what it still
  * holds is written (an answer's last megabyte reaches the client); an error closes both at once. The
  * client's first chunk is shown to `firstChunk`, which may refuse it (the tunnel is closed with that
- * reason). The connection is recorded when both sides are closed.
+ * reason). Past HANDOFF_BYTES the kernel carries the rest (handoff.ts). The connection is recorded when
+ * both sides are closed, or when the forwarder is gone.
  */
 function splice(
-  client: Duplex,
+  client: net.Socket,
   upstream: net.Socket,
   connection: Connection,
   firstChunk: (chunk: Buffer) => string | undefined,
+  handed: { current?: Handoff },
+  handoffAt: number,
+  allowance: () => number | undefined,
 ): void {
   let first = true;
   let open = 2;
+  let moved = 0;
   const finish = (reason?: string) => {
+    if (handed.current?.taken) return;
     client.destroy();
     upstream.destroy();
     connection.end(reason);
   };
+  const moreMoved = (bytes: number) => {
+    moved += bytes;
+    if (moved < handoffAt || handed.current) return;
+    if (client.readableEnded || upstream.readableEnded || !client.writable || !upstream.writable) return;
+    handed.current = handOff(client, upstream, 'both', allowance, connection, (failure) =>
+      connection.end(failure),
+    );
+  };
   client.on('data', (chunk: Buffer) => {
+    if (handed.current?.taken) return;
     if (first) {
       first = false;
       const refused = firstChunk(chunk);
@@ -107,20 +125,24 @@ function splice(
     }
     if (!connection.count('up', chunk.length)) return;
     if (!upstream.write(chunk)) client.pause();
+    moreMoved(chunk.length);
   });
   upstream.on('data', (chunk: Buffer) => {
+    if (handed.current?.taken) return;
     if (!connection.count('down', chunk.length)) return;
     if (!client.write(chunk)) upstream.pause();
+    moreMoved(chunk.length);
   });
-  upstream.on('drain', () => client.resume());
-  client.on('drain', () => upstream.resume());
-  client.on('end', () => upstream.end());
-  upstream.on('end', () => client.end());
+  upstream.on('drain', () => handed.current?.taken || client.resume());
+  client.on('drain', () => handed.current?.taken || upstream.resume());
+  client.on('end', () => handed.current?.taken || upstream.end());
+  upstream.on('end', () => handed.current?.taken || client.end());
   for (const [socket, other] of [
     [client, upstream],
     [upstream, client],
   ] as const) {
     socket.on('close', () => {
+      if (handed.current?.taken) return;
       endThenClose(other);
       if (--open === 0) connection.end();
     });
@@ -155,7 +177,10 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
       upstream.setTimeout(0);
       upstream.off('error', failed);
       client.off('close', abandon);
+      const handed: { current?: Handoff } = {};
       const connection = deps.connections.open({ ...base, address: admitted.address }, () => {
+        handed.current?.kill();
+        if (handed.current?.taken) return;
         client.destroy();
         upstream.destroy();
       });
@@ -168,7 +193,9 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
           ? `TLS server name ${name} differs from ${target.host}`
           : undefined;
       };
-      splice(client, upstream, connection, sniRefusal);
+      const handoffAt = handoffAfter(deps.spliceAfterBytes ?? HANDOFF_BYTES);
+      const allowance = () => deps.connections.allowance(deps.sessionId);
+      splice(client as net.Socket, upstream, connection, sniRefusal, handed, handoffAt, allowance);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) client.unshift(head);
     });
@@ -235,17 +262,26 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     const connection = deps.connections.open(
       { sessionId: deps.sessionId, host, port, address: admitted.address, via: 'http' },
       () => {
+        handed.current?.kill();
+        if (handed.current?.taken) return;
         upstream.destroy();
         client.destroy();
       },
     );
     let answered = false;
+    // Past HANDOFF_BYTES of answer, with the request all sent, the kernel carries the rest (handoff.ts).
+    const handed: { current?: Handoff } = {};
+    const handoffAt = handoffAfter(deps.spliceAfterBytes ?? HANDOFF_BYTES);
+    let down = 0;
+    let sent = false;
     const finish = (reason?: string) => {
+      if (handed.current?.taken) return;
       upstream.destroy();
       client.destroy();
       connection.end(reason);
     };
     upstream.on('error', (err) => {
+      if (handed.current?.taken) return;
       if (answered) return finish(`cut: ${err.message}`);
       // Nothing came back yet: the client still gets an HTTP answer, and the connection says why.
       res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
@@ -268,6 +304,7 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
       upstream.on('drain', () => req.resume());
       req.on('end', () => {
         if (chunked) upstream.write('0\r\n\r\n');
+        sent = true;
       });
       req.resume();
     });
@@ -276,16 +313,25 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
         answered = true;
         upstream.setTimeout(0);
       }
+      if (handed.current?.taken) return;
       if (connection.count('down', chunk.length) && !client.write(chunk)) upstream.pause();
+      down += chunk.length;
+      if (!handed.current && down >= handoffAt && sent && !upstream.readableEnded && client.writable) {
+        const allowance = () => deps.connections.allowance(deps.sessionId);
+        handed.current = handOff(client, upstream, 'down', allowance, connection, (failure) =>
+          connection.end(failure),
+        );
+      }
     });
-    client.on('drain', () => upstream.resume());
+    client.on('drain', () => handed.current?.taken || upstream.resume());
     // The answer is finished before the connection is recorded (the audit row is written then).
     upstream.on('end', () => {
+      if (handed.current?.taken) return;
       client.end();
       connection.end();
     });
     upstream.on('close', () => {
-      if (!answered) return;
+      if (!answered || handed.current?.taken) return;
       client.end();
       connection.end();
     });

@@ -46,6 +46,8 @@ export interface RuntimeEvents {
 /** A session's way out while its runtime lives (network/egress.ts): opened at each start, closed at its end. */
 export interface EgressLease {
   readonly socketPath: string;
+  /** Whether the sandbox's relay may carry bytes with splice(2) (network.spliceAfterBytes not 0). */
+  readonly splice?: boolean;
   close(): Promise<void>;
 }
 /** Opens the session's egress socket; undefined: the session has no network. */
@@ -152,6 +154,7 @@ export class SessionRuntime {
         sessionId: this.sessionId,
         workspaceRoot: this.workspaceRoot,
         ...(egress ? { egressSocket: egress.socketPath } : {}),
+        ...(egress?.splice === false ? { egressCopy: true } : {}),
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: this.options.readOnlyPaths ?? [],
         overlay: this.options.overlay?.(),

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections, type ConnectionRecord } from '../../src/network/connections.js';
 import { createProxyServer } from '../../src/network/proxy.js';
-import { startEgressRelay } from '../../src/runtime/inside/egress-relay.js';
+import { startEgressRelay, type EgressRelay } from '../../src/runtime/inside/egress-relay.js';
 
 const BYTES = 8 * 1024 * 1024;
 const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-proxy-stream-'));
@@ -32,14 +32,17 @@ const proxy = createProxyServer({
 });
 let originPort = 0;
 let relayPort = 0;
+let relay: EgressRelay | undefined;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
   originPort = (origin.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => proxy.listen(path.join(dir, 'egress.sock'), resolve));
-  relayPort = (await startEgressRelay(path.join(dir, 'egress.sock'))).port;
+  relay = await startEgressRelay(path.join(dir, 'egress.sock'));
+  relayPort = relay.port;
 });
 afterAll(() => {
+  relay?.close();
   proxy.closeAllConnections();
   proxy.close();
   origin.close();

@@ -46,6 +46,7 @@ export function bwrapRuntimeBackend(
         true,
         request.quotaBytes,
         egress,
+        request.egressCopy,
       );
       // Its own network namespace always (--unshare-all): loopback only. The egress socket is the way out.
       const args = namespaceArgs(layout, request.workspaceRoot, env);

@@ -7,6 +7,7 @@ export const runtimeEnv = (
   processLimit: boolean,
   quotaBytes: number,
   egressSocket: string | undefined,
+  egressCopy = false,
 ): Record<string, string> => ({
   PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
   HOME: '/tmp',
@@ -18,6 +19,8 @@ export const runtimeEnv = (
   TOOLGATE_RUNTIME_QUOTA_BYTES: String(quotaBytes),
   // The runtime relays 127.0.0.1:<port> to this socket and points its commands' proxy variables there.
   ...(egressSocket !== undefined ? { TOOLGATE_RUNTIME_EGRESS: egressSocket } : {}),
+  // Its relay copies in JavaScript rather than splice (src/lib/splice-forwarder.ts).
+  ...(egressCopy ? { TOOLGATE_RUNTIME_EGRESS_COPY: '1' } : {}),
 });
 
 /** Where the egress socket appears inside a sandbox. */

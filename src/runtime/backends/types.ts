@@ -29,6 +29,8 @@ export interface RuntimeStart {
    * it inside at SANDBOX_EGRESS_SOCKET; undefined: the session has no network at all.
    */
   readonly egressSocket?: string;
+  /** The runtime's relay copies the egress bytes itself, never with splice(2) (network.spliceAfterBytes 0). */
+  readonly egressCopy?: boolean;
   /** Workspace quota in bytes (0: none), which the runtime holds commands to. */
   readonly quotaBytes: number;
   /** Host directories to show read-only inside, at the same path (unisolated: visible anyway). */

@@ -27,6 +27,7 @@ export function unisolatedRuntimeBackend(
         false,
         request.quotaBytes,
         request.egressSocket,
+        request.egressCopy,
       );
       return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {
         cwd: request.workspaceRoot,

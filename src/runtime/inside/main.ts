@@ -212,7 +212,9 @@ process.on('SIGTERM', () => {
 const ready = () => ({ ready: true, pid: process.pid, nextProc: maxProc + 1 });
 // Ready once leftovers are gone (a response to the implicit request 0), so no write of ours races the sweep.
 const relayStarted = egressSocket
-  ? startEgressRelay(egressSocket).then((relay) => void Object.assign(proxyEnv, relay.env))
+  ? startEgressRelay(egressSocket, process.env.TOOLGATE_RUNTIME_EGRESS_COPY === '1').then(
+      (relay) => void Object.assign(proxyEnv, relay.env),
+    )
   : Promise.resolve();
 const startup = Promise.all([removeOrphanedTempFiles(root).catch(() => undefined), relayStarted]);
 void startup.then(
