@@ -97,6 +97,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before auth: a request for another site's name is refused whatever token it carries.
   registerHostCheck(app, { listenHost: config.host, ...config.http });
   registerAuth(app);
+  // After auth (bad tokens are refused where the caller's address is seen): a session's requests go
+  // to the replica that owns it.
+  // Imported only then: a single process never loads the proxy (undici) at all.
+  if (services.replica) {
+    const { registerReplicaForward } = await import('./http/replica-forward.js');
+    await registerReplicaForward(app, {
+      ...services.replica,
+      handOff: async (id) => services.runtimes.get(id)?.detach(),
+    });
+  }
   await registerOpenApi(
     app,
     services.registry.list().map((entry) => entry.tool),

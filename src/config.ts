@@ -132,6 +132,27 @@ const ShutdownSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * This process as one of several replicas sharing a database and a data dir (docs/scaling.md). Without
+ * it (the default) the process is the only one: no lease is written and nothing is forwarded.
+ */
+const ReplicaSchema = Type.Object(
+  {
+    id: Type.String({
+      pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$',
+      description: 'Unique among the replicas',
+    }),
+    url: Type.String({
+      pattern: '^https?://[^/]+/?$',
+      description: 'Where the other replicas reach this one (scheme, host, port; no path)',
+    }),
+    leaseMs: Type.Integer({ minimum: 500, maximum: 600_000, default: 4000 }),
+    heartbeatMs: Type.Integer({ minimum: 100, maximum: 60_000, default: 1000 }),
+  },
+  { additionalProperties: false },
+);
+export type ReplicaConfig = Static<typeof ReplicaSchema>;
+
 const RuntimeSchema = Type.Object(
   {
     idleSeconds: Type.Number({
@@ -454,6 +475,7 @@ export const ConfigFileSchema = Type.Object(
     network: Type.Optional(Type.Partial(NetworkSchema, { additionalProperties: false })),
     policy: Type.Optional(Type.Partial(PolicySchema, { additionalProperties: false })),
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
+    replica: Type.Optional(Type.Partial(ReplicaSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
     runtimeBackend: Type.Optional(RuntimeBackendSchema),
     lsp: Type.Optional(Type.Partial(LspSchema, { additionalProperties: false })),
@@ -517,6 +539,8 @@ export interface Config {
   readonly policy: Readonly<Static<typeof PolicySchema>>;
   readonly shutdown: Readonly<Static<typeof ShutdownSchema>>;
   readonly telemetry: TelemetryConfig;
+  /** Set when this process is one of several replicas (TOOLGATE_REPLICA_ID and _URL, or `replica`). */
+  readonly replica: Readonly<ReplicaConfig> | undefined;
 }
 
 /** OpenTelemetry traces: on when an OTLP endpoint is set, off (and free) otherwise. */
@@ -657,6 +681,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     policy: Value.Default(PolicySchema, { ...(file.policy ?? {}) }) as Static<typeof PolicySchema>,
     shutdown: Value.Default(ShutdownSchema, { ...(file.shutdown ?? {}) }) as Static<typeof ShutdownSchema>,
     telemetry: telemetryConfig(env),
+    replica: replicaConfig(env, file.replica ?? {}),
     mcpServers: Object.fromEntries(
       Object.entries(file.mcpServers ?? {}).map(([name, server]) => [
         name,
@@ -823,4 +848,32 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
+}
+
+/** The replica's identity: both id and url (env over file), or neither; lease timing from the file. */
+function replicaConfig(
+  env: Record<string, string | undefined>,
+  file: Partial<ReplicaConfig>,
+): ReplicaConfig | undefined {
+  const given = {
+    ...file,
+    ...(env.TOOLGATE_REPLICA_ID ? { id: env.TOOLGATE_REPLICA_ID } : {}),
+    ...(env.TOOLGATE_REPLICA_URL ? { url: env.TOOLGATE_REPLICA_URL } : {}),
+  };
+  if (given.id === undefined && given.url === undefined) return undefined;
+  if (given.id === undefined || given.url === undefined) {
+    throw new ConfigError(
+      'replica: set both TOOLGATE_REPLICA_ID and TOOLGATE_REPLICA_URL (replica.id and replica.url), or neither',
+    );
+  }
+  const replica = Value.Default(ReplicaSchema, given) as ReplicaConfig;
+  const problem = Value.Errors(ReplicaSchema, replica)[0];
+  if (problem)
+    throw new ConfigError(`replica${problem.instancePath.replace(/\//g, '.')}: ${problem.message}`);
+  if (replica.heartbeatMs * 2 > replica.leaseMs) {
+    throw new ConfigError(
+      'replica.heartbeatMs: at most half of replica.leaseMs (a lease outlives a missed beat)',
+    );
+  }
+  return { ...replica, url: replica.url.replace(/\/$/, '') };
 }

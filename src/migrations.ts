@@ -10,6 +10,7 @@ import { historyMigrations } from './store/history.js';
 import { todoMigrations } from './store/todos.js';
 import { checkpointMigrations } from './store/checkpoints.js';
 import { toolSwitchMigrations } from './policies/tool-switches/store.js';
+import { leaseMigrations } from './store/leases.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   ...sessionMigrations,
@@ -21,4 +22,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...todoMigrations,
   ...checkpointMigrations,
   ...toolSwitchMigrations,
+  ...leaseMigrations,
 ];

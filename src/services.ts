@@ -61,6 +61,10 @@ import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
 import { Egress } from './network/egress.js';
 import { connectionAuditEntry } from './network/audit.js';
+import { LeaseStore } from './store/leases.js';
+import { SessionRouting } from './store/session-routing.js';
+import { SessionOwnership } from './ops/session-ownership.js';
+import { followSwitches } from './policies/tool-switches/follow.js';
 
 export interface Services extends ToolServices {
   /** The database itself: stores are built on it here; tools get their stores, never the handle. */
@@ -89,12 +93,19 @@ export interface Services extends ToolServices {
   readonly shutdown: AbortController;
   /** Tool folders loaded again as they change (undefined without TOOLGATE_TOOLS_DIR). */
   readonly folderWatcher: ToolFolderWatcher | undefined;
+  /** This process as one of several replicas (undefined: the only one, nothing is leased or forwarded). */
+  readonly replica: ReplicaServices | undefined;
   /** Every part's lifecycle, in the order deletion, sweeping and close run them (see createServices). */
   readonly parts: readonly Lifecycle[];
   /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
   sweep(now?: number): Promise<{ sessions: number; auditRows: number }>;
   deleteSession(id: string): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface ReplicaServices {
+  readonly ownership: SessionOwnership;
+  readonly routing: SessionRouting;
 }
 
 export interface ServiceOptions {
@@ -137,9 +148,11 @@ export async function createServices(
     logger,
     tracing,
   });
+  // What only this process uses, and empties at its start, is its own when replicas share the data dir.
+  const own = (name: string) => (config.replica ? `${name}-${config.replica.id}` : name);
   const jobs = await createJobManager(
     runner,
-    path.join(config.dataDir, 'jobs'),
+    path.join(config.dataDir, own('jobs')),
     jobLimitsFor(config.limits.outputMaxBytes),
   );
   // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back.
@@ -195,7 +208,11 @@ export async function createServices(
       }),
     );
   });
-  const audit = await AuditStore.open(db, path.join(config.dataDir, 'audit.journal'));
+  // A replica's crash journal is replayed when that replica starts again (same id).
+  const audit = await AuditStore.open(
+    db,
+    path.join(config.dataDir, config.replica ? `audit-${config.replica.id}.journal` : 'audit.journal'),
+  );
   const stats = new StatsStore(db, audit);
   const folderWatcher = config.toolsDir
     ? new ToolFolderWatcher(config.toolsDir, {
@@ -211,7 +228,7 @@ export async function createServices(
   const blobs = new BlobStore(path.join(config.dataDir, 'blobs'), config.blobs.ttlSeconds * 1000);
   // Each connection of a session, when it ends or is refused: an audit row, an event, the counters.
   const egress = new Egress({
-    socketsDir: path.join(config.dataDir, 'egress'),
+    socketsDir: path.join(config.dataDir, own('egress')),
     openRanges: config.network.openRanges,
     ...(config.network.hostsFile !== undefined ? { hostsFile: config.network.hostsFile } : {}),
     connectTimeoutMs: config.network.connectTimeoutMs,
@@ -332,6 +349,18 @@ export async function createServices(
     logger,
   );
 
+  const replica = openReplica(config, logger, db);
+  if (replica) {
+    // Another replica took a session (this one missed its heartbeats): what runs for it here stops.
+    replica.ownership.onLost = async (id) => {
+      lsp?.manager.forget(id);
+      await mcpClients.closeSession(id);
+      await runtimes.get(id)?.detach();
+    };
+    replica.ownership.start();
+    replica.stopFollowing = followSwitches(switches, db, replica.heartbeatMs, logger);
+  }
+
   const retentionMs = config.audit.retentionDays * 86_400_000;
   // What each part forgets for a deleted session, sweeps and closes, in the order all three run. The
   // order is the shutdown order and it matters:
@@ -339,6 +368,8 @@ export async function createServices(
   // - history and snapshots of a session go before its runtime; the runtime empties the workspace from
   //   inside and stops, and only then is the (now empty, with no process of the session left to swap
   //   anything in it) workspace directory removed;
+  // - a replica's session leases go right after its runtimes stopped (another replica may then start
+  //   one on the same workspace at once), before anything else it holds;
   // - tools shut down once no runtime runs; the code index and event channels after them;
   // - the SQLite-backed stores (audit, the policies') and the rate-limit counters close before the
   //   database; the sweep removes containers and pods of gone sessions (container backends; after the
@@ -370,6 +401,15 @@ export async function createServices(
       // Containers and pods of sessions that are gone (deleted, expired, or unknown to this data dir).
       sweep: () => runtimes.sweep(async (id) => (await sessions.get(id)) !== undefined),
       close: () => runtimes.close(),
+    },
+    // After the runtimes stopped: the other replicas may take the sessions over at once.
+    {
+      name: 'leases',
+      forgetSession: (id) => replica?.ownership.release(id),
+      close: async () => {
+        replica?.stopFollowing();
+        await replica?.ownership.close();
+      },
     },
     // After the runtimes: their sockets are closed with them; what is left (web_fetch) goes here.
     { name: 'egress', forgetSession: (id) => egress.forgetSession(id), close: () => egress.close() },
@@ -441,10 +481,27 @@ export async function createServices(
     deleteSession,
     parts,
     folderWatcher,
+    replica: replica && { ownership: replica.ownership, routing: replica.routing },
     async close() {
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));
       await closeAll(parts);
     },
+  };
+}
+
+/** With replica config: its leases and the routing reads, on the database every store shares. */
+function openReplica(
+  config: Config,
+  logger: ToolLogger,
+  db: SqlDatabase,
+): (ReplicaServices & { readonly heartbeatMs: number; stopFollowing: () => void }) | undefined {
+  if (!config.replica) return undefined;
+  const { id, url, leaseMs, heartbeatMs } = config.replica;
+  return {
+    heartbeatMs,
+    ownership: new SessionOwnership(new LeaseStore(db), { id, url }, { leaseMs, heartbeatMs }, logger),
+    routing: new SessionRouting(db),
+    stopFollowing: () => undefined,
   };
 }

@@ -77,3 +77,22 @@ describe('config', () => {
     expect(config.limits.readMaxBytes).toBe(10 * 1024 * 1024);
   });
 });
+
+describe('replica config', () => {
+  it('is off by default: one process, nothing leased or forwarded', () => {
+    expect(loadConfig({}).replica).toBeUndefined();
+  });
+
+  it('takes the id and URL from the environment, with lease timing defaults', () => {
+    expect(
+      loadConfig({ TOOLGATE_REPLICA_ID: 'r1', TOOLGATE_REPLICA_URL: 'http://10.0.0.5:8080/' }).replica,
+    ).toEqual({ id: 'r1', url: 'http://10.0.0.5:8080', leaseMs: 4000, heartbeatMs: 1000 });
+  });
+
+  it('refuses half a replica identity and a bad URL', () => {
+    expect(() => loadConfig({ TOOLGATE_REPLICA_ID: 'r1' })).toThrow(/TOOLGATE_REPLICA_URL/);
+    expect(() => loadConfig({ TOOLGATE_REPLICA_ID: 'r1', TOOLGATE_REPLICA_URL: 'ftp://x' })).toThrow(
+      ConfigError,
+    );
+  });
+});

@@ -23,6 +23,8 @@ export interface ChildOptions {
   /** Command and arguments; default runs the TypeScript source with tsx. */
   command?: string[];
   cwd?: string;
+  /** The port to listen on (replicas need theirs before they start: it is in their own URL). */
+  port?: number;
 }
 
 /** A port that was free a moment ago (the kernel picks it; the child binds it right after). */
@@ -37,7 +39,7 @@ export async function freePort(): Promise<number> {
 /** Starts the server on a free loopback port and resolves once it is listening. */
 export async function startChildServer(options: ChildOptions): Promise<ChildServer> {
   const [command, ...args] = options.command ?? [process.execPath, '--import', 'tsx', 'src/server.ts'];
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const proc = spawn(command, args, {
     cwd: options.cwd ?? REPO_ROOT,
     env: {
