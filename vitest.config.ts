@@ -56,6 +56,8 @@ const STATE_TOUCHING = [
   'test/tools/state/todos.test.ts',
   'test/tools/edit/safety.test.ts',
   'test/ops/retention.test.ts',
+  // Three replicas behind HAProxy (TOOLGATE_TEST_REPLICAS): on PostgreSQL here, on a shared SQLite file in bwrap.
+  'test/system/replicas.test.ts',
 ];
 
 // The suite runs against the bwrap runtime (TOOLGATE_SANDBOX=auto); with TOOLGATE_TEST_BOTH_SANDBOXES=1
