@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAllYaml } from '@kubernetes/client-node';
 import { ConfigMap, PersistentVolumeClaim, Pod, Service, ServiceAccount } from 'kubernetes-models/v1';
-import { Deployment } from 'kubernetes-models/apps/v1';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
@@ -27,6 +27,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Service,
   ServiceAccount,
   Deployment,
+  StatefulSet,
   NetworkPolicy,
   PodDisruptionBudget,
   Role,
@@ -180,5 +181,52 @@ describe('deploy/kubernetes manifests', () => {
     // The manifest's policy is the one the backend makes.
     const policy = objects.find((o) => o.kind === 'NetworkPolicy');
     expect(policy).toEqual(runtimeNetworkPolicy('toolgate'));
+  });
+});
+
+describe('deploy/kubernetes/replicas manifests', () => {
+  const dir = path.resolve('deploy/kubernetes/replicas');
+  const objects = readdirSync(dir)
+    .filter((name) => name.endsWith('.yaml'))
+    .flatMap((name) => loadAllYaml(readFileSync(path.join(dir, name), 'utf8')) as Record<string, unknown>[]);
+  type Env = { name: string; value?: string; valueFrom?: Record<string, Record<string, string>> };
+
+  it('run several replicas with stable ids on PostgreSQL over one shared data claim, each reachable at its pod IP', () => {
+    for (const object of objects) validate(object);
+    // A StatefulSet: a replica's id (its pod name) stays when the pod is replaced, so the replica that
+    // starts again replays the crash journal of the one that was killed.
+    const deployment = objects.find((o) => o.kind === 'StatefulSet') as {
+      spec: {
+        replicas: number;
+        updateStrategy: { type: string };
+        template: {
+          spec: {
+            containers: { env: Env[] }[];
+            volumes: { name: string; persistentVolumeClaim?: { claimName: string } }[];
+          };
+        };
+      };
+    };
+    expect(deployment.spec.replicas).toBeGreaterThan(1);
+    expect(deployment.spec.updateStrategy.type).toBe('RollingUpdate');
+    const env = new Map(deployment.spec.template.spec.containers[0].env.map((e) => [e.name, e]));
+    expect(env.get('DATABASE_URL')?.valueFrom?.secretKeyRef.name).toBe('toolgate-database');
+    expect(env.get('TOOLGATE_REPLICA_ID')?.valueFrom?.fieldRef.fieldPath).toBe('metadata.name');
+    expect(env.get('POD_IP')?.valueFrom?.fieldRef.fieldPath).toBe('status.podIP');
+    const claim = objects.find((o) => o.kind === 'PersistentVolumeClaim') as {
+      metadata: { name: string };
+      spec: { accessModes: string[] };
+    };
+    expect(claim.spec.accessModes).toEqual(['ReadWriteMany']);
+    const data = deployment.spec.template.spec.volumes.find((v) => v.name === 'data');
+    expect(data?.persistentVolumeClaim?.claimName).toBe(claim.metadata.name);
+    // What a pod's environment becomes (Kubernetes expands $(POD_IP)) is a config the service accepts.
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://toolgate@db.toolgate.svc:5432/toolgate',
+      TOOLGATE_REPLICA_ID: 'toolgate-7d9f-abcde',
+      TOOLGATE_REPLICA_URL: env.get('TOOLGATE_REPLICA_URL')!.value!.replace('$(POD_IP)', '10.1.2.3'),
+    });
+    expect(config.replica).toMatchObject({ id: 'toolgate-7d9f-abcde', url: 'http://10.1.2.3:8080' });
+    expect(config.database.url).toMatch(/^postgres:/);
   });
 });
