@@ -45,8 +45,10 @@ const json = async (res: Response) =>
 describe.skipIf(!enabled)('replicas: three processes, one service', () => {
   let cluster: ReplicaCluster;
   let redis: Awaited<ReturnType<typeof startRedis>> | undefined;
-  const configDir = mkdtempSync(path.join(tmpdir(), 'toolgate-replicas-config-'));
+  let configDir = '';
   beforeAll(async () => {
+    // Made here, not at collection: a skipped describe's body still runs, its hooks do not.
+    configDir = mkdtempSync(path.join(tmpdir(), 'toolgate-replicas-config-'));
     const configFile = path.join(configDir, 'config.json');
     writeFileSync(
       configFile,
@@ -67,7 +69,7 @@ describe.skipIf(!enabled)('replicas: three processes, one service', () => {
   afterAll(async () => {
     await cluster?.close();
     await redis?.stop();
-    rmSync(configDir, { recursive: true, force: true });
+    if (configDir) rmSync(configDir, { recursive: true, force: true });
   });
 
   const urls = () => cluster.replicas.filter((r) => r.server).map((r) => r.url);
