@@ -357,6 +357,8 @@ export async function createServices(
       await mcpClients.closeSession(id);
       await runtimes.get(id)?.detach();
     };
+    // A container runtime outlives the replica that held its session: the new holder attaches to it.
+    replica.ownership.onGained = (id) => runtimes.reattachSession(id, (sid) => sessions.get(sid));
     replica.ownership.start();
     replica.stopFollowing = followSwitches(switches, db, replica.heartbeatMs, logger);
   }

@@ -21,6 +21,17 @@ export class SessionOwnership {
   private beating: Promise<void> | undefined;
   /** Called for each session whose lease another replica took; stops what this replica runs for it. */
   onLost: (sessionId: string) => Promise<void> = async () => undefined;
+  /**
+   * Called, synchronously, when a session becomes this replica's (its first serving, or taken from
+   * another): a runtime that outlived its previous owner (containers) is attached again from here.
+   */
+  onGained: (sessionId: string) => void = () => undefined;
+
+  private gain(sessionId: string): void {
+    if (this.owned.has(sessionId)) return;
+    this.owned.add(sessionId);
+    this.onGained(sessionId);
+  }
 
   constructor(
     private readonly store: LeaseStore,
@@ -59,7 +70,7 @@ export class SessionOwnership {
     }
     const lease = await this.store.acquire(sessionId, this.self, this.options.leaseMs, now);
     if (lease.replicaId === this.self.id) {
-      this.owned.add(sessionId);
+      this.gain(sessionId);
       return { here: true };
     }
     this.owned.delete(sessionId);
@@ -70,7 +81,7 @@ export class SessionOwnership {
   async takeOver(seen: Lease): Promise<boolean> {
     const taken = await this.store.takeOver(seen, this.self, this.options.leaseMs);
     if (taken) {
-      this.owned.add(seen.sessionId);
+      this.gain(seen.sessionId);
       this.logger.warn(
         { sessionId: seen.sessionId, from: seen.replicaId },
         'took a session over from a replica that does not answer',

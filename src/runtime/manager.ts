@@ -208,29 +208,55 @@ export class RuntimeManager {
         // One after another; each session's own promise says when its jobs are adopted (reattached).
         let chain = Promise.resolve();
         for (const id of ids) {
-          chain = chain.then(async () => {
-            // The session is looked up in the pass too (a database read): one that is gone is skipped.
-            const session = await sessionOf(id).catch(() => undefined);
-            if (session && !this.closing)
-              await this.for(session)
-                .call('ping', {})
-                .then(
-                  () => undefined,
-                  () => undefined,
-                );
-          });
-          const done = chain;
-          this.reattaching.set(
-            id,
-            done.finally(() => {
-              if (this.reattaching.get(id) === done) this.reattaching.delete(id);
-            }),
-          );
+          chain = chain.then(() => this.attachKept(id, sessionOf));
+          this.trackReattach(id, chain);
         }
       })
       .catch((err: unknown) =>
         this.options.logger.warn({ err }, 'could not list running runtimes to re-attach'),
       );
+  }
+
+  /**
+   * A session this replica just took from another (replicas, container backends): its runtime outlived
+   * the replica that held it, so it is attached again now and its jobs adopted; job tools wait for it
+   * (reattached) instead of answering "no such job". Registered before this returns.
+   */
+  reattachSession(
+    sessionId: string,
+    sessionOf: (
+      sessionId: string,
+    ) => Promise<{ id: string; permissions: readonly string[]; image?: string | null } | undefined>,
+  ): void {
+    if (!this.backend.persistent || this.closing) return;
+    this.trackReattach(sessionId, this.attachKept(sessionId, sessionOf));
+  }
+
+  /** Starts (attaches) the session's runtime; a session that is gone is skipped, a failure ignored. */
+  private async attachKept(
+    id: string,
+    sessionOf: (
+      sessionId: string,
+    ) => Promise<{ id: string; permissions: readonly string[]; image?: string | null } | undefined>,
+  ): Promise<void> {
+    // The session is looked up too (a database read): one that is gone is skipped.
+    const session = await sessionOf(id).catch(() => undefined);
+    if (session && !this.closing)
+      await this.for(session)
+        .call('ping', {})
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+  }
+
+  private trackReattach(id: string, done: Promise<void>): void {
+    this.reattaching.set(
+      id,
+      done.finally(() => {
+        if (this.reattaching.get(id) === done) this.reattaching.delete(id);
+      }),
+    );
   }
 
   /**
