@@ -140,7 +140,8 @@ export class ReplicaCluster {
     return (await res.json()) as { id: string; token: string };
   }
 
-  async close(): Promise<void> {
+  /** Stops everything; `beforeRemove` runs once the replicas are down, before the data dir goes. */
+  async close(beforeRemove?: (dataDir: string) => Promise<void>): Promise<void> {
     if (this.haproxy && this.haproxy.exitCode === null) {
       const exited = new Promise((resolve) => this.haproxy!.once('exit', resolve));
       this.haproxy.kill('SIGKILL');
@@ -156,6 +157,7 @@ export class ReplicaCluster {
       ]);
       if (!stopped) server.proc.kill('SIGKILL');
     }
+    await beforeRemove?.(this.dataDir);
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
