@@ -45,6 +45,11 @@ export interface RuntimeManagerOptions {
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** Finds a live session's row (a database read); undefined when it is gone. */
+type SessionLookup = (
+  sessionId: string,
+) => Promise<{ id: string; permissions: readonly string[]; image?: string | null } | undefined>;
+
 export class RuntimeManager {
   private readonly runtimes = new Map<string, SessionRuntime>();
   private readonly counters = { starts: 0, restarts: 0, crashes: 0, coldStartsMs: [] as number[] };
@@ -196,11 +201,7 @@ export class RuntimeManager {
    * Re-attaches, in the background, to the runtimes that outlived the service's previous life (container
    * backends), so their jobs are adopted (onReattach) without waiting for the session's next call.
    */
-  reattachRunning(
-    sessionOf: (
-      sessionId: string,
-    ) => Promise<{ id: string; permissions: readonly string[]; image?: string | null } | undefined>,
-  ): void {
+  reattachRunning(sessionOf: SessionLookup): void {
     const list = this.backend.runningSessions?.();
     if (!list) return;
     this.listing = list
@@ -222,23 +223,13 @@ export class RuntimeManager {
    * the replica that held it, so it is attached again now and its jobs adopted; job tools wait for it
    * (reattached) instead of answering "no such job". Registered before this returns.
    */
-  reattachSession(
-    sessionId: string,
-    sessionOf: (
-      sessionId: string,
-    ) => Promise<{ id: string; permissions: readonly string[]; image?: string | null } | undefined>,
-  ): void {
+  reattachSession(sessionId: string, sessionOf: SessionLookup): void {
     if (!this.backend.persistent || this.closing) return;
     this.trackReattach(sessionId, this.attachKept(sessionId, sessionOf));
   }
 
   /** Starts (attaches) the session's runtime; a session that is gone is skipped, a failure ignored. */
-  private async attachKept(
-    id: string,
-    sessionOf: (
-      sessionId: string,
-    ) => Promise<{ id: string; permissions: readonly string[]; image?: string | null } | undefined>,
-  ): Promise<void> {
+  private async attachKept(id: string, sessionOf: SessionLookup): Promise<void> {
     // The session is looked up too (a database read): one that is gone is skipped.
     const session = await sessionOf(id).catch(() => undefined);
     if (session && !this.closing)
