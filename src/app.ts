@@ -20,6 +20,7 @@ import evalRoutes from './routes/evals.js';
 import eventRoutes from './routes/events.js';
 import fileRoutes from './routes/files.js';
 import batchCallRoutes from './routes/batch-calls.js';
+import capacityRoutes from './routes/capacity.js';
 import categoryRoutes from './routes/categories.js';
 import toolSwitchRoutes from './policies/tool-switches/routes.js';
 import healthRoutes from './routes/health.js';
@@ -124,6 +125,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(approvalRoutes);
   await app.register(auditRoutes);
   await app.register(statsRoutes);
+  await app.register(capacityRoutes);
   await app.register(eventRoutes);
   await app.register(fileRoutes);
   await app.register(archiveRoutes);

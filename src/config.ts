@@ -267,6 +267,39 @@ const LspSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * How much one replica takes on (docs/operations.md "Capacity"). 0 for a count means "derived from this
+ * machine" (src/ops/capacity-defaults.ts): its memory divided by what a session costs on the backend.
+ */
+const CapacitySchema = Type.Object(
+  {
+    maxSessions: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: 'Live sessions this replica holds (owns, with replicas); 0 = derived from the machine',
+    }),
+    maxRuntimes: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: 'Running session runtimes (sandboxes, containers, pods); 0 = derived from the machine',
+    }),
+    minAvailableMemoryBytes: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description:
+        'A new session or runtime start is refused while the host has less memory available than this; ' +
+        '0 = derived (5% of the memory, at least 256 MiB)',
+    }),
+    minFreePids: Type.Integer({
+      minimum: 0,
+      default: 1024,
+      description: 'A new session or runtime start is refused while fewer process ids than this are free',
+    }),
+    retryAfterSeconds: Type.Integer({ minimum: 1, default: 10 }),
+  },
+  { additionalProperties: false },
+);
+
 const DiskSchema = Type.Object(
   {
     minFreeBytes: Type.Integer({
@@ -480,6 +513,7 @@ export const ConfigFileSchema = Type.Object(
     runtimeBackend: Type.Optional(RuntimeBackendSchema),
     lsp: Type.Optional(Type.Partial(LspSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
+    capacity: Type.Optional(Type.Partial(CapacitySchema, { additionalProperties: false })),
     http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
     toolFolders: Type.Optional(Type.Partial(ToolFoldersSchema, { additionalProperties: false })),
     /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
@@ -526,6 +560,8 @@ export interface Config {
   /** MCP servers whose tools are offered as `<server>__<tool>`. */
   readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
   readonly disk: Readonly<Static<typeof DiskSchema>>;
+  /** Limits of one replica: sessions, runtimes, host memory and pids (TOOLGATE_MAX_SESSIONS, _RUNTIMES). */
+  readonly capacity: Readonly<Static<typeof CapacitySchema>>;
   /** Host/Origin names accepted besides the service's own (TOOLGATE_ALLOWED_HOSTS / _ORIGINS, `http`). */
   readonly http: Readonly<Static<typeof HttpSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
@@ -653,6 +689,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     limits: Value.Default(LimitsSchema, { ...(file.limits ?? {}) }) as Static<typeof LimitsSchema>,
     sessions: Value.Default(SessionsSchema, { ...(file.sessions ?? {}) }) as Static<typeof SessionsSchema>,
     disk: Value.Default(DiskSchema, { ...(file.disk ?? {}) }) as Static<typeof DiskSchema>,
+    capacity: Value.Default(CapacitySchema, {
+      ...(file.capacity ?? {}),
+      ...(env.TOOLGATE_MAX_SESSIONS
+        ? { maxSessions: parseInteger('TOOLGATE_MAX_SESSIONS', env.TOOLGATE_MAX_SESSIONS, 0, 0, 1_000_000) }
+        : {}),
+      ...(env.TOOLGATE_MAX_RUNTIMES
+        ? { maxRuntimes: parseInteger('TOOLGATE_MAX_RUNTIMES', env.TOOLGATE_MAX_RUNTIMES, 0, 0, 1_000_000) }
+        : {}),
+    }) as Static<typeof CapacitySchema>,
     http: httpConfig(env, file.http ?? {}),
     runtime: Value.Default(RuntimeSchema, {
       ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS

@@ -3,6 +3,7 @@
 // deletion, the sweep and close() iterate. Nothing here runs at import.
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Config } from './config.js';
 import type { ToolServices } from './contract/context.js';
@@ -64,6 +65,7 @@ import { connectionAuditEntry } from './network/audit.js';
 import { LeaseStore } from './store/leases.js';
 import { SessionRouting } from './store/session-routing.js';
 import { SessionOwnership } from './ops/session-ownership.js';
+import { createCapacity, registerCapacityMetrics, type Capacity } from './ops/capacity/index.js';
 import { followSwitches } from './policies/tool-switches/follow.js';
 
 export interface Services extends ToolServices {
@@ -95,6 +97,8 @@ export interface Services extends ToolServices {
   readonly folderWatcher: ToolFolderWatcher | undefined;
   /** This process as one of several replicas (undefined: the only one, nothing is leased or forwarded). */
   readonly replica: ReplicaServices | undefined;
+  /** What this replica takes on: admits session creates and runtime starts, reports each limit. */
+  readonly capacity: Capacity;
   /** Every part's lifecycle, in the order deletion, sweeping and close run them (see createServices). */
   readonly parts: readonly Lifecycle[];
   /** Removes expired sessions (rows and workspaces) and audit rows past retention. */
@@ -362,6 +366,11 @@ export async function createServices(
     replica.ownership.start();
     replica.stopFollowing = followSwitches(switches, db, replica.heartbeatMs, logger);
   }
+  // One replica holds every live session; one of several, those it owns.
+  const capacity = createCapacity(config, runner.runtimeBackend.name, os.totalmem(), runtimes, () =>
+    replica ? Promise.resolve(replica.ownership.sessions().length) : sessions.countActive(),
+  );
+  registerCapacityMetrics(metrics.registry, capacity);
 
   const retentionMs = config.audit.retentionDays * 86_400_000;
   // What each part forgets for a deleted session, sweeps and closes, in the order all three run. The
@@ -484,6 +493,7 @@ export async function createServices(
     parts,
     folderWatcher,
     replica: replica && { ownership: replica.ownership, routing: replica.routing },
+    capacity,
     async close() {
       clearInterval(sweeper);
       shutdown.abort(new Error('shutting down'));

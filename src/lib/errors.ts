@@ -84,6 +84,7 @@ export const ERROR_CODES = {
   INSUFFICIENT_STORAGE: spec(507, 'system_error'),
   STORAGE_UNAVAILABLE: spec(503, 'system_error'),
   SHUTTING_DOWN: spec(503, 'system_error'),
+  CAPACITY_EXHAUSTED: spec(503, 'system_error'),
   INTERNAL_ERROR: spec(500, 'system_error'),
 } as const satisfies Record<string, CodeSpec>;
 

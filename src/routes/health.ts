@@ -1,7 +1,9 @@
-// /healthz (the process is up) and /readyz (database writable, workspace root writable, command sandbox).
+// /healthz (the process is up) and /readyz (database writable, workspace root writable, command sandbox,
+// room for new sessions).
 import { constants, promises as fs } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { diskState } from '../ops/disk.js';
+import { Capacity } from '../ops/capacity/index.js';
 import { Type, type Static } from 'typebox';
 
 const Check = Type.Object({
@@ -11,6 +13,8 @@ const Check = Type.Object({
   backend: Type.Optional(Type.Union([Type.Enum(['bwrap', 'none', 'docker', 'kubernetes']), Type.Null()])),
   isolated: Type.Optional(Type.Boolean()),
   executionEnabled: Type.Optional(Type.Boolean()),
+  // The capacity check: whether a limit refuses new sessions (GET /v1/capacity has each limit).
+  full: Type.Optional(Type.Boolean()),
 });
 
 export default async function healthRoutes(app: FastifyInstance): Promise<void> {
@@ -40,7 +44,8 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         summary: 'Readiness: database, workspaces, disk and sandbox, each with its state',
         description:
           '503 when the database cannot take a write, the workspace root is not writable, the data ' +
-          'filesystem is below its free-space or free-inode floor, or the configured sandbox is missing; ' +
+          'filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or ' +
+          'the replica is full (capacity: a limit refuses new sessions); ' +
           'each check says why.',
         security: [],
         response: {
@@ -96,6 +101,25 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         executionEnabled: sandbox.available,
         detail: sandbox.detail,
       };
+      // Full: new sessions would be refused here, so a balancer sends them elsewhere (a session it has
+      // still reaches its owner: another replica forwards to it).
+      try {
+        const report = await app.services.capacity.report();
+        const full = Capacity.fullLimits(report);
+        checks.capacity = full.length
+          ? {
+              ok: false,
+              full: true,
+              detail: `full: ${full.map((name) => `${name} ${report[name].used}/${report[name].limit}`).join(', ')}`,
+            }
+          : {
+              ok: true,
+              full: false,
+              detail: `sessions ${report.sessions.used}/${report.sessions.limit}, runtimes ${report.runtimes.used}/${report.runtimes.limit}`,
+            };
+      } catch (err) {
+        checks.capacity = { ok: false, detail: `cannot read the capacity: ${(err as Error).message}` };
+      }
       const ready = Object.values(checks).every((c) => c.ok);
       return reply.code(ready ? 200 : 503).send({ ready, checks });
     },

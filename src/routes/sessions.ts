@@ -209,6 +209,8 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
     },
     async (request, reply) => {
       const { files, archive, archive_base64, template, git, ...policyRequest } = request.body;
+      // A full replica says so before any work: the client or the balancer goes elsewhere.
+      await app.services.capacity.admitSession();
       // A bad source is refused before the session exists.
       const source = await openSource(app.services, { archive, archive_base64, template, git });
       const now = Date.now();

@@ -59,6 +59,11 @@ export class RuntimeManager {
   /** The start's re-attach pass: listing the running runtimes, then each session's (see reattached). */
   private listing: Promise<void> | undefined;
   private readonly reattaching = new Map<string, Promise<void>>();
+  /**
+   * Asked before a runtime starts (the replica's capacity, ops/capacity): throws when there is no room,
+   * after stopping idle runtimes (leastRecentlyIdle) if that makes room. Unset: every start is admitted.
+   */
+  admission: ((starting: SessionRuntime) => Promise<void>) | undefined;
   /** Takes over the commands a re-attached runtime kept (the job manager's adopt), once it exists. */
   onReattach: ((runtime: SessionRuntime) => Promise<void>) | undefined;
 
@@ -102,6 +107,7 @@ export class RuntimeManager {
         cgroups: this.options.cgroups,
         tracing: this.options.tracing,
         image: session.image ?? undefined,
+        admit: (): Promise<void> => this.admission?.(runtime!) ?? Promise.resolve(),
       },
       {
         started: (sessionId, ms) => {
@@ -139,7 +145,7 @@ export class RuntimeManager {
   ): Promise<T> {
     if (!SESSION_ID.test(session.id)) throw new Error(`invalid session id for a runtime: ${session.id}`);
     const { logger } = this.options;
-    const runtime = new SessionRuntime(
+    const runtime: SessionRuntime = new SessionRuntime(
       session.id,
       path.join(this.options.workspacesDir, session.id),
       this.egressOpener(session.id, options.network, options.openRanges, true),
@@ -152,6 +158,7 @@ export class RuntimeManager {
         overlay: () => this.options.overlayFor?.(session.id),
         image: session.image ?? undefined,
         transient: true,
+        admit: (): Promise<void> => this.admission?.(runtime) ?? Promise.resolve(),
       },
       {
         started: () => undefined,
@@ -170,6 +177,21 @@ export class RuntimeManager {
   /** The runtimes that are running now (none is started by asking). */
   running(): SessionRuntime[] {
     return [...this.runtimes.values()].filter((runtime) => runtime.state === 'running');
+  }
+
+  /** Runtimes running or starting (what a start counts against the replica's limit), one-shots aside. */
+  inUse(): SessionRuntime[] {
+    return [...this.runtimes.values()].filter((runtime) => runtime.state !== 'stopped');
+  }
+
+  /**
+   * The running runtimes with no work in flight, least recently used first: the order in which they are
+   * stopped to make room (their sessions stay; the next call starts them again).
+   */
+  leastRecentlyIdle(): SessionRuntime[] {
+    return this.running()
+      .filter((runtime) => !runtime.busy)
+      .sort((a, b) => a.lastActivity - b.lastActivity);
   }
 
   get(sessionId: string): SessionRuntime | undefined {

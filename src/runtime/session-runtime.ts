@@ -73,6 +73,11 @@ export interface RuntimeOptions {
   readonly image?: string;
   /** A one-shot runtime (RuntimeManager.oneShot): never re-attached, gone once stopped. */
   readonly transient?: boolean;
+  /**
+   * Asked before each start (the replica's capacity, RuntimeManager.admission): throws the refusal when
+   * the replica cannot take another runtime now, after stopping idle ones to make room if it can.
+   */
+  readonly admit?: () => Promise<void>;
 }
 
 export interface CommandRequest {
@@ -133,6 +138,11 @@ export class SessionRuntime {
     return this.starting ? 'starting' : 'stopped';
   }
 
+  /** Work in flight: an operation, or a command (a background job included). An idle runtime has none. */
+  get busy(): boolean {
+    return this.outstanding > 0 || this.runningCommands > 0;
+  }
+
   get pid(): number | undefined {
     return this.connection?.alive ? this.connection.pid : undefined;
   }
@@ -145,6 +155,7 @@ export class SessionRuntime {
   }
 
   private async launch(): Promise<RuntimeConnection> {
+    await this.options.admit?.();
     const began = performance.now();
     this.stoppedOnPurpose = false;
     const egress = await this.egress?.();
