@@ -56,6 +56,7 @@ const STATE_TOUCHING = [
   'test/tools/state/todos.test.ts',
   'test/tools/edit/safety.test.ts',
   'test/ops/retention.test.ts',
+  'test/ops/capacity.test.ts',
   // Three replicas behind HAProxy (TOOLGATE_TEST_REPLICAS): on PostgreSQL here, on a shared SQLite file in bwrap.
   'test/system/replicas.test.ts',
 ];

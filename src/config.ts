@@ -300,6 +300,19 @@ const CapacitySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * A named API key besides the admin key: the same rights, and a quota of live sessions of its own (its
+ * sessions' forks count too). Only the key's SHA-256 is in the file, never the key.
+ */
+const ApiKeySchema = Type.Object(
+  {
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'hex SHA-256 of the key' }),
+    maxSessions: Type.Integer({ minimum: 1, description: 'Live sessions this key may hold at once' }),
+  },
+  { additionalProperties: false },
+);
+export type ApiKeyConfig = Static<typeof ApiKeySchema>;
+
 const DiskSchema = Type.Object(
   {
     minFreeBytes: Type.Integer({
@@ -514,6 +527,7 @@ export const ConfigFileSchema = Type.Object(
     lsp: Type.Optional(Type.Partial(LspSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
     capacity: Type.Optional(Type.Partial(CapacitySchema, { additionalProperties: false })),
+    apiKeys: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,30}$' }), ApiKeySchema)),
     http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
     toolFolders: Type.Optional(Type.Partial(ToolFoldersSchema, { additionalProperties: false })),
     /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
@@ -562,6 +576,8 @@ export interface Config {
   readonly disk: Readonly<Static<typeof DiskSchema>>;
   /** Limits of one replica: sessions, runtimes, host memory and pids (TOOLGATE_MAX_SESSIONS, _RUNTIMES). */
   readonly capacity: Readonly<Static<typeof CapacitySchema>>;
+  /** Named API keys with the admin's rights and a session quota each (config file `apiKeys`). */
+  readonly apiKeys: Readonly<Record<string, ApiKeyConfig>>;
   /** Host/Origin names accepted besides the service's own (TOOLGATE_ALLOWED_HOSTS / _ORIGINS, `http`). */
   readonly http: Readonly<Static<typeof HttpSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
@@ -698,6 +714,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         ? { maxRuntimes: parseInteger('TOOLGATE_MAX_RUNTIMES', env.TOOLGATE_MAX_RUNTIMES, 0, 0, 1_000_000) }
         : {}),
     }) as Static<typeof CapacitySchema>,
+    apiKeys: file.apiKeys ?? {},
     http: httpConfig(env, file.http ?? {}),
     runtime: Value.Default(RuntimeSchema, {
       ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS

@@ -367,9 +367,10 @@ export async function createServices(
     replica.stopFollowing = followSwitches(switches, db, replica.heartbeatMs, logger);
   }
   // One replica holds every live session; one of several, those it owns.
-  const capacity = createCapacity(config, runner.runtimeBackend.name, os.totalmem(), runtimes, () =>
-    replica ? Promise.resolve(replica.ownership.sessions().length) : sessions.countActive(),
-  );
+  const capacity = createCapacity(config, runner.runtimeBackend.name, os.totalmem(), runtimes, {
+    live: () => (replica ? Promise.resolve(replica.ownership.sessions().length) : sessions.countActive()),
+    ofKey: (apiKey) => sessions.countActiveOfKey(apiKey),
+  });
   registerCapacityMetrics(metrics.registry, capacity);
 
   const retentionMs = config.audit.retentionDays * 86_400_000;

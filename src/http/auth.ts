@@ -6,7 +6,8 @@ import { toolgateError, type ToolgateError } from '../lib/errors.js';
 import { sha256Digest as digest } from '../lib/text.js';
 import type { SessionRecord } from '../store/sessions.js';
 
-export type Principal = { kind: 'admin' } | { kind: 'session'; session: SessionRecord };
+/** The admin key, or a named API key with the admin's rights (config apiKeys: `key` is its name). */
+export type Principal = { kind: 'admin'; key?: string } | { kind: 'session'; session: SessionRecord };
 
 /** Route-level access: `public` needs no token, `admin` needs the admin key, `any` (default) either. */
 export type RouteAccess = 'public' | 'admin' | 'any';
@@ -45,6 +46,10 @@ const tooManyFailures = (retryAfterSeconds: number) =>
 
 export function registerAuth(app: FastifyInstance): void {
   const adminDigest = digest(app.services.adminKey.key);
+  const namedKeys = Object.entries(app.services.config.apiKeys).map(([name, key]) => ({
+    name,
+    digest: Buffer.from(key.sha256, 'hex'),
+  }));
   const { authFailuresPerWindow, authWindowSeconds } = app.services.config.policy;
   // Per client IP: after too many failed authentications the IP is refused before any token is checked,
   // so guessing tokens (or just hammering the lookup) is bounded.
@@ -88,6 +93,12 @@ export function registerAuth(app: FastifyInstance): void {
     if (timingSafeEqual(tokenDigest, adminDigest)) {
       request.principal = { kind: 'admin' };
       return undefined;
+    }
+    for (const named of namedKeys) {
+      if (timingSafeEqual(tokenDigest, named.digest)) {
+        request.principal = { kind: 'admin', key: named.name };
+        return undefined;
+      }
     }
     const hash = tokenDigest.toString('hex');
     const cached = app.services.sessions.cachedByTokenHash(hash);

@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   APPROVAL_EXPIRED: spec(410, 'permission_error'),
   CALL_NOT_FOUND: spec(404, 'user_error'),
   TOO_MANY_JOBS: spec(429, 'rate_limited'),
+  KEY_QUOTA_EXCEEDED: spec(429, 'rate_limited'),
   // things that do not exist
   ROUTE_NOT_FOUND: spec(404, 'user_error'),
   SESSION_NOT_FOUND: spec(404, 'user_error'),

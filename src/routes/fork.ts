@@ -73,6 +73,8 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
           suggestion: 'Ask the operator: forking needs the admin key or a profile with "fork": true.',
         });
       }
+      // A fork is a new session: of the parent's key's quota, and on this replica's capacity.
+      await app.services.capacity.admitSession(parent.apiKey);
       const body = request.body ?? {};
       const include = new Set(body.include ?? []);
       const ttlSeconds = body.ttlSeconds ?? config.sessions.defaultTtlSeconds;

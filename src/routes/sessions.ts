@@ -209,13 +209,15 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
     },
     async (request, reply) => {
       const { files, archive, archive_base64, template, git, ...policyRequest } = request.body;
-      // A full replica says so before any work: the client or the balancer goes elsewhere.
-      await app.services.capacity.admitSession();
+      // A key at its quota, or a full replica, says so before any work (the client or the balancer goes
+      // elsewhere).
+      const apiKey = request.principal?.kind === 'admin' ? request.principal.key : undefined;
+      await app.services.capacity.admitSession(apiKey);
       // A bad source is refused before the session exists.
       const source = await openSource(app.services, { archive, archive_base64, template, git });
       const now = Date.now();
       const { session, token } = await sessions.create(
-        sessionPolicy(policyRequest, config, registry, now),
+        { ...sessionPolicy(policyRequest, config, registry, now), apiKey: apiKey ?? null },
         now,
       );
       try {

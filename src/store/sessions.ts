@@ -41,6 +41,14 @@ export const sessionMigrations: Migration[] = [
     name: 'sessions_0004_image',
     sql: `ALTER TABLE sessions ADD COLUMN image TEXT;`,
   },
+  {
+    // The named API key that created the session (config apiKeys), for its quota; NULL: the admin key.
+    name: 'sessions_0005_api_key',
+    sql: `
+      ALTER TABLE sessions ADD COLUMN api_key TEXT;
+      CREATE INDEX sessions_api_key ON sessions (api_key);
+    `,
+  },
 ];
 
 /** A session without a stored policy: open when it has the network permission (what it meant then). */
@@ -64,6 +72,8 @@ export interface SessionRecord {
   network: NetworkPolicy;
   /** Image key of its runtime (docker, kubernetes backends); null or absent: the backend's default. */
   image?: string | null;
+  /** The named API key that created it (config apiKeys; its forks inherit it); null or absent: the admin key. */
+  apiKey?: string | null;
   createdAt: number;
   expiresAt: number;
 }
@@ -85,6 +95,7 @@ interface SessionRow {
   expires_at: number;
   last_used_at: number | null;
   image: string | null;
+  api_key: string | null;
 }
 
 export interface SessionStoreOptions {
@@ -113,6 +124,7 @@ const fromRow = (row: SessionRow): SessionRecord => ({
     JSON.parse(row.permissions),
   ),
   image: row.image,
+  apiKey: row.api_key,
   createdAt: row.created_at,
   expiresAt: row.expires_at,
 });
@@ -160,9 +172,9 @@ export class SessionStore {
     const token = `tgs_${randomBytes(32).toString('base64url')}`;
     await this.db.run(
       `INSERT INTO sessions (id, token_hash, profile, permissions, categories, exclude_tools, rate_limits, approval,
-         metadata, network, image, created_at, expires_at)
+         metadata, network, image, api_key, created_at, expires_at)
        VALUES (@id, @token_hash, @profile, @permissions, @categories, @exclude_tools, @rate_limits, @approval,
-         @metadata, @network, @image, @created_at, @expires_at)`,
+         @metadata, @network, @image, @api_key, @created_at, @expires_at)`,
       {
         id: session.id,
         token_hash: hashToken(token),
@@ -175,6 +187,7 @@ export class SessionStore {
         metadata: JSON.stringify(session.metadata),
         network: JSON.stringify(session.network),
         image: session.image ?? null,
+        api_key: session.apiKey ?? null,
         created_at: session.createdAt,
         expires_at: session.expiresAt,
       },
@@ -242,6 +255,15 @@ export class SessionStore {
     const row = await this.db.get<{ n: number }>(
       `SELECT COUNT(*) AS n FROM sessions WHERE ${this.live}`,
       this.liveParams(now),
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  /** Live sessions created with the named API key (its quota, config apiKeys). */
+  async countActiveOfKey(apiKey: string, now = Date.now()): Promise<number> {
+    const row = await this.db.get<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM sessions WHERE api_key = @apiKey AND ${this.live}`,
+      { apiKey, ...this.liveParams(now) },
     );
     return Number(row?.n ?? 0);
   }

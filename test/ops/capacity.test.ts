@@ -1,6 +1,7 @@
 // A replica's capacity: the session limit refuses with 503 CAPACITY_EXHAUSTED and Retry-After, an idle
 // runtime is stopped to let another start (its session answers its next call), the host memory floor
 // refuses a create, /readyz turns full and back, and /metrics and GET /v1/capacity show each limit.
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { injectApp, type InjectApp } from '../helpers/app.js';
 import { injectAppWithConfig } from './with-config.js';
@@ -105,6 +106,39 @@ describe('capacity', () => {
     const ready = await t.http.get('/readyz');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.capacity.detail).toMatch(/^full: memory /);
+  });
+
+  it("refuses a named key's session past its quota with 429, while the admin key and other keys go on", async () => {
+    const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
+    const teamKey = 'tgk_team_a_0123456789abcdef';
+    const otherKey = 'tgk_team_b_0123456789abcdef';
+    t = await injectAppWithConfig({
+      apiKeys: {
+        'team-a': { sha256: sha256(teamKey), maxSessions: 1 },
+        'team-b': { sha256: sha256(otherKey), maxSessions: 5 },
+      },
+    });
+    const create = (key: string) =>
+      t!.http.post('/v1/sessions').set('authorization', `Bearer ${key}`).send({ profile: 'read-write' });
+    const first = await create(teamKey);
+    expect(first.status).toBe(201);
+    const refused = await create(teamKey);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('KEY_QUOTA_EXCEEDED');
+    expect(refused.body.error.details).toEqual({ apiKey: 'team-a', used: 1, max: 1 });
+    expect(refused.headers['retry-after']).toBe('10');
+    // A fork of the key's session counts against its quota too.
+    const fork = await t.http
+      .post(`/v1/sessions/${first.body.id}/fork`)
+      .set('authorization', `Bearer ${teamKey}`);
+    expect(fork.status).toBe(429);
+    expect((await create(otherKey)).status).toBe(201);
+    expect((await t.admin(t.http.post('/v1/sessions')).send({ profile: 'read-only' })).status).toBe(201);
+    // The key's session goes: its quota has room again.
+    expect(
+      (await t.http.delete(`/v1/sessions/${first.body.id}`).set('authorization', `Bearer ${teamKey}`)).status,
+    ).toBe(204);
+    expect((await create(teamKey)).status).toBe(201);
   });
 
   it('derives its limits from the machine when none is set', async () => {

@@ -29,11 +29,15 @@ export interface CapacityLimits {
   readonly minFreePids: number;
   readonly minFreeDiskBytes: number;
   readonly retryAfterSeconds: number;
+  /** Named API keys' quotas of live sessions (config apiKeys). */
+  readonly keyQuotas: Readonly<Record<string, number>>;
 }
 
 export interface CapacitySources {
   /** Live sessions this replica holds (all of them on one replica; those it owns with several). */
   sessions(): Promise<number>;
+  /** Live sessions of a named API key, on every replica (its quota is the key's, not the replica's). */
+  sessionsOfKey(apiKey: string): Promise<number>;
   host(): Promise<HostResources>;
   disk(): Promise<DiskState>;
 }
@@ -124,8 +128,28 @@ export class Capacity {
     return (Object.keys(report) as CapacityLimitName[]).filter((name) => report[name].full);
   }
 
-  /** Before a session is created: throws CAPACITY_EXHAUSTED naming the limit when it cannot be taken. */
-  async admitSession(): Promise<void> {
+  /**
+   * Before a session is created for a caller (a named API key, or undefined for the admin key): 429
+   * KEY_QUOTA_EXCEEDED when the key holds its quota, else CAPACITY_EXHAUSTED naming the limit when the
+   * replica cannot take it.
+   */
+  async admitSession(apiKey?: string | null): Promise<void> {
+    const quota = apiKey ? this.limits.keyQuotas[apiKey] : undefined;
+    if (apiKey && quota !== undefined) {
+      const held = await this.sources.sessionsOfKey(apiKey);
+      if (held >= quota) {
+        const retryAfter = this.limits.retryAfterSeconds;
+        throw toolgateError(
+          'KEY_QUOTA_EXCEEDED',
+          `API key "${apiKey}" holds its quota of ${quota} live sessions`,
+          {
+            suggestion: `Delete sessions of this key you no longer need (or let them expire), then retry.`,
+            details: { apiKey, used: held, max: quota },
+            headers: { 'Retry-After': String(retryAfter) },
+          },
+        );
+      }
+    }
     const sessions = await this.sources.sessions();
     if (sessions >= this.limits.maxSessions) {
       throw this.refuse('sessions', {

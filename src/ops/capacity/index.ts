@@ -12,11 +12,11 @@ export type { CapacityLimitName, CapacityReport } from './capacity.js';
 export { registerCapacityMetrics } from './metrics.js';
 
 export function createCapacity(
-  config: Pick<Config, 'capacity' | 'disk' | 'dataDir'>,
+  config: Pick<Config, 'capacity' | 'disk' | 'dataDir' | 'apiKeys'>,
   backend: SandboxMode,
   totalMemoryBytes: number,
   runtimes: RuntimeManager,
-  liveSessions: () => Promise<number>,
+  sessions: { live(): Promise<number>; ofKey(apiKey: string): Promise<number> },
 ): Capacity {
   const derived = derivedCapacity(totalMemoryBytes, backend);
   const { capacity } = config;
@@ -28,9 +28,17 @@ export function createCapacity(
       minFreePids: capacity.minFreePids,
       minFreeDiskBytes: config.disk.minFreeBytes,
       retryAfterSeconds: capacity.retryAfterSeconds,
+      keyQuotas: Object.fromEntries(
+        Object.entries(config.apiKeys).map(([name, key]) => [name, key.maxSessions]),
+      ),
     },
     runtimes,
-    { sessions: liveSessions, host: hostResources, disk: () => diskState(config.dataDir) },
+    {
+      sessions: () => sessions.live(),
+      sessionsOfKey: (apiKey) => sessions.ofKey(apiKey),
+      host: hostResources,
+      disk: () => diskState(config.dataDir),
+    },
   );
   runtimes.admission = (starting) => made.admitRuntime(starting);
   return made;
