@@ -28,6 +28,8 @@ export interface ClusterOptions {
   /** With HAProxy in front (its three server lines: unused ones point at a closed port and stay down). */
   readonly balancer?: boolean;
   readonly env?: Record<string, string>;
+  /** Environment of one replica on top of `env` (its id: r1, r2, …), e.g. a limit only it has. */
+  readonly envOf?: (replicaId: string) => Record<string, string>;
   /** postgres://… for every replica; undefined: the data dir's SQLite file. */
   readonly databaseUrl?: string;
 }
@@ -41,15 +43,21 @@ export class ReplicaCluster {
     readonly dataDir: string,
     readonly databaseUrl: string | undefined,
     private readonly env: Record<string, string>,
+    private readonly envOf: (replicaId: string) => Record<string, string> = () => ({}),
   ) {}
 
   static async start(options: ClusterOptions): Promise<ReplicaCluster> {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-replicas-'));
-    const cluster = new ReplicaCluster(dataDir, options.databaseUrl, {
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-      LOG_LEVEL: 'warn',
-      ...options.env,
-    });
+    const cluster = new ReplicaCluster(
+      dataDir,
+      options.databaseUrl,
+      {
+        ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+        LOG_LEVEL: 'warn',
+        ...options.env,
+      },
+      options.envOf,
+    );
     try {
       for (let i = 1; i <= options.replicas; i++) {
         const port = await freePort();
@@ -73,6 +81,7 @@ export class ReplicaCluster {
         TOOLGATE_REPLICA_ID: replica.id,
         TOOLGATE_REPLICA_URL: replica.url,
         ...this.env,
+        ...this.envOf(replica.id),
       },
     });
   }
