@@ -54,9 +54,11 @@ export function render(container) {
     h('button', { type: 'submit' }, 'Create session'),
   );
 
+  const capacityLine = h('p.capacity', { id: 'capacity', 'aria-live': 'polite' });
   fill(
     container,
     h('h1', {}, 'Sessions'),
+    capacityLine,
     h('details.card', {}, h('summary', { id: 'create-session-toggle' }, 'New session'), form, created),
     h(
       'div.filters',
@@ -154,8 +156,21 @@ export function render(container) {
     fill(rowsBody, rows.length ? rows : h('tr', {}, h('td.empty', { colspan: 8 }, 'No sessions match.')));
   }
 
+  /** "Capacity: 12 / 1344 sessions, 3 / 165 runtimes", and which limit is full when one is. */
+  function drawCapacity(capacity) {
+    const { sessions, runtimes } = capacity.limits;
+    fill(
+      capacityLine,
+      `Capacity: ${sessions.used} / ${sessions.limit} sessions, ${runtimes.used} / ${runtimes.limit} runtimes`,
+      capacity.full
+        ? h('strong.error', {}, ` — full (${capacity.fullLimits.join(', ')}): new sessions are refused`)
+        : '',
+    );
+  }
+
   async function load() {
     try {
+      drawCapacity(await api('/v1/capacity'));
       const list = await api('/v1/sessions', { query: { limit: 200 } });
       // Counted from the oldest listed session's birth: no older audit row can belong to one of them.
       const oldest = list.sessions.reduce((min, x) => Math.min(min, Date.parse(x.createdAt)), Date.now());

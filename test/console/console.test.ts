@@ -117,6 +117,12 @@ describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, (
   it('lists a new session live while a script makes calls in it', async () => {
     await go('#/sessions');
     await page.waitForSelector('table.sessions');
+    // The replica's capacity line (GET /v1/capacity): used and allowed sessions and runtimes.
+    await page.waitForFunction(() =>
+      /^Capacity: \d+ \/ \d+ sessions, \d+ \/ \d+ runtimes$/.test(
+        document.getElementById('capacity')?.textContent ?? '',
+      ),
+    );
     const agent = await t.createSession({ profile: 'execute', files: { 'README.md': '# demo\n' } });
     await (await call(agent, 'read_file', { path: 'README.md' })).json();
     await (await call(agent, 'read_file', { path: 'missing.md' })).json();
