@@ -86,9 +86,15 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
       }
       const now = Date.now();
       const { id: _id, createdAt: _createdAt, ...policy } = parent;
-      const { session, token } = await sessions.create(
-        { ...policy, metadata: { ...parent.metadata, ...body.metadata }, expiresAt: now + ttlSeconds * 1000 },
-        now,
+      const { session, token } = await app.services.capacity.admitting(parent.apiKey, () =>
+        sessions.create(
+          {
+            ...policy,
+            metadata: { ...parent.metadata, ...body.metadata },
+            expiresAt: now + ttlSeconds * 1000,
+          },
+          now,
+        ),
       );
       let copied: { files: number; bytes: number; copy: 'overlay' | 'full' };
       try {

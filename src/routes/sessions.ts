@@ -216,9 +216,12 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       // A bad source is refused before the session exists.
       const source = await openSource(app.services, { archive, archive_base64, template, git });
       const now = Date.now();
-      const { session, token } = await sessions.create(
-        { ...sessionPolicy(policyRequest, config, registry, now), apiKey: apiKey ?? null },
-        now,
+      // Checked again with the row's insert, one create at a time: a burst cannot pass a limit together.
+      const { session, token } = await app.services.capacity.admitting(apiKey, () =>
+        sessions.create(
+          { ...sessionPolicy(policyRequest, config, registry, now), apiKey: apiKey ?? null },
+          now,
+        ),
       );
       try {
         await workspaces.create(session.id);

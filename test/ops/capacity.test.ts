@@ -43,6 +43,16 @@ describe('capacity', () => {
     expect((await t.admin(t.http.post('/v1/sessions')).send({ profile: 'read-only' })).status).toBe(201);
   });
 
+  it('admits exactly the limit from a burst of concurrent creates, the rest refused, none a 500', async () => {
+    t = await injectApp({ TOOLGATE_MAX_SESSIONS: '3' });
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => t!.admin(t!.http.post('/v1/sessions')).send({ profile: 'read-only' })),
+    );
+    const statuses = burst.map((res) => res.status).sort();
+    expect(statuses).toEqual([201, 201, 201, 503, 503, 503, 503, 503, 503, 503]);
+    expect(await t.app.services.sessions.countActive()).toBe(3);
+  });
+
   it('/readyz turns full at the limit and back when a session goes', async () => {
     t = await injectApp({ TOOLGATE_MAX_SESSIONS: '1' });
     const before = await t.http.get('/readyz');

@@ -5,6 +5,7 @@
 // their next call). A refusal is 503 CAPACITY_EXHAUSTED with Retry-After, naming the limit, so a balancer
 // or a client goes elsewhere before the kernel's OOM killer chooses what dies.
 import { toolgateError, type ToolgateError } from '../../lib/errors.js';
+import { KeyedLock } from '../../lib/keyed-lock.js';
 import type { RuntimeManager } from '../../runtime/manager.js';
 import type { SessionRuntime } from '../../runtime/session-runtime.js';
 import type { DiskState } from '../disk.js';
@@ -85,6 +86,8 @@ const SETTING: Record<CapacityLimitName, string> = {
 
 export class Capacity {
   private refusedCount: Partial<Record<CapacityLimitName, number>> = {};
+  /** Between a create's check and its row, no other create: a burst cannot pass the limit together. */
+  private readonly creating = new KeyedLock();
 
   constructor(
     readonly limits: CapacityLimits,
@@ -126,6 +129,17 @@ export class Capacity {
   /** The limits that stop a new session now, per report (what /readyz calls full). */
   static fullLimits(report: CapacityReport): CapacityLimitName[] {
     return (Object.keys(report) as CapacityLimitName[]).filter((name) => report[name].full);
+  }
+
+  /**
+   * Admits a session create and runs `create` (the row's insert) before the next create is admitted: the
+   * count a check reads includes every session admitted before it, on this replica.
+   */
+  admitting<T>(apiKey: string | null | undefined, create: () => Promise<T>): Promise<T> {
+    return this.creating.run(['create'], async () => {
+      await this.admitSession(apiKey);
+      return create();
+    });
   }
 
   /**
