@@ -30,6 +30,9 @@ import type { TurnMemory } from './policies/duplicates/turn-memory.js';
 import type { AnyTool } from './contract/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
+import { EventLoopMonitor } from './ops/event-loop.js';
+import { availableParallelism } from 'node:os';
+import { CpuPool } from './cpu/cpu-pool.js';
 import { createTracing } from './ops/tracing.js';
 import type { Tracing } from './ops/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
@@ -87,6 +90,8 @@ export interface Services extends ToolServices {
   readonly rateLimitStore: RateLimitStore;
   /** Prometheus metrics; other services may register gauge sources (e.g. running jobs). */
   readonly metrics: Metrics;
+  /** The event loop's utilisation and stalls (/metrics, /readyz). */
+  readonly eventLoop: EventLoopMonitor;
   /** OpenTelemetry tracing; undefined when it is off (no OTLP endpoint configured). */
   readonly tracing: Tracing | undefined;
   /** Aborted when the app closes: running tool calls stop. */
@@ -190,6 +195,16 @@ export async function createServices(
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
   metrics.setRuntimeSource(() => runtimes.stats());
   metrics.setDiskSource(() => diskState(config.dataDir));
+  const eventLoop = new EventLoopMonitor();
+  eventLoop.start();
+  metrics.setEventLoopSource(() => eventLoop.state());
+  const cpu = new CpuPool({
+    workers: config.limits.cpuWorkers || Math.max(2, Math.min(4, availableParallelism())),
+    jobMs: config.limits.cpuJobMs,
+    memoryMb: config.limits.cpuJobMemoryMb,
+    onJobEnd: (label, outcome) => metrics.cpuJobEnded(label, outcome),
+  });
+  metrics.setCpuSource(() => ({ running: cpu.running, queued: cpu.queued }));
   // Log bytes of every session with jobs; workspace numbers of those whose runtime runs (none is started).
   metrics.setSessionUsageSource(async () => {
     const running = new Map(runtimes.running().map((runtime) => [runtime.sessionId, runtime]));
@@ -294,6 +309,7 @@ export async function createServices(
     runtimes,
     egress,
     jobs,
+    cpu,
     fileReads,
     history,
     todos: new TodoStore(db),
@@ -422,6 +438,9 @@ export async function createServices(
         for (const { tool } of registry.list()) await tool.shutdown?.();
       },
     },
+    // No call is left to give work to the workers; a job still running is ended with its worker.
+    { name: 'cpu-workers', close: () => cpu.close() },
+    { name: 'event-loop', close: () => eventLoop.stop() },
     {
       name: 'code-index',
       forgetSession: (id) => base.codeIndex.forget(id),
@@ -477,6 +496,7 @@ export async function createServices(
     approvals,
     rateLimitStore,
     metrics,
+    eventLoop,
     tracing,
     shutdown,
     sweep,

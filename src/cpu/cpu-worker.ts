@@ -1,0 +1,30 @@
+// Worker thread body of the CpuPool: runs one job at a time, an exported function of a module named by URL,
+// and answers with its value or its error. A ToolgateError crosses as its envelope fields (a structured
+// clone keeps only an Error's message), so the caller throws the same code again.
+import { parentPort } from 'node:worker_threads';
+import { isToolgateError } from '../lib/errors.js';
+import type { CpuReply, CpuRequest } from './cpu-protocol.js';
+
+type JobModule = Record<string, (input: unknown) => unknown>;
+
+async function answer(request: CpuRequest): Promise<CpuReply> {
+  try {
+    const module = (await import(request.module)) as JobModule;
+    const job = module[request.fn];
+    if (typeof job !== 'function') throw new Error(`${request.module} exports no function ${request.fn}`);
+    return { id: request.id, ok: true, value: await job(request.input) };
+  } catch (err) {
+    if (isToolgateError(err)) {
+      return {
+        id: request.id,
+        ok: false,
+        error: { code: err.code, message: err.message, suggestion: err.suggestion, details: err.details },
+      };
+    }
+    return { id: request.id, ok: false, error: { message: (err as Error)?.stack ?? String(err) } };
+  }
+}
+
+parentPort?.on('message', (request: CpuRequest) => {
+  void answer(request).then((reply) => parentPort!.postMessage(reply));
+});
