@@ -33,6 +33,8 @@ import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
 import { EventLoopMonitor } from './ops/event-loop.js';
 import { availableParallelism } from 'node:os';
 import { CpuPool } from './cpu/cpu-pool.js';
+import { EDIT_JOBS } from './edit/edit-work.js';
+import { HTML_JOBS } from './network/html-job.js';
 import { createTracing } from './ops/tracing.js';
 import type { Tracing } from './ops/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
@@ -202,6 +204,7 @@ export async function createServices(
     workers: config.limits.cpuWorkers || Math.max(2, Math.min(4, availableParallelism())),
     jobMs: config.limits.cpuJobMs,
     memoryMb: config.limits.cpuJobMemoryMb,
+    preload: [EDIT_JOBS, HTML_JOBS],
     onJobEnd: (label, outcome) => metrics.cpuJobEnded(label, outcome),
   });
   metrics.setCpuSource(() => ({ running: cpu.running, queued: cpu.queued }));

@@ -27,7 +27,7 @@ export interface CpuJobOptions {
   owner: string;
   /** The call's cancellation: aborting it ends the job at once, with its reason as the error. */
   signal?: AbortSignal;
-  /** The job's own deadline (a tool's timeout_ms left), at most the pool's jobMs. */
+  /** The caller's own deadline from now (what a tool's timeout_ms left), waiting for a worker included. */
   deadlineMs?: number;
 }
 
@@ -35,8 +35,10 @@ export type CpuOutcome = 'ok' | 'error' | 'timeout' | 'cancelled' | 'too_large';
 
 export interface CpuPoolOptions {
   workers: number;
-  /** The longest any one job may take, queueing included. */
+  /** The longest any one job may run on its worker (a caller's deadlineMs counts its wait too). */
   jobMs: number;
+  /** Job modules every worker imports as it starts, so their load is not part of a job's time. */
+  preload?: readonly string[];
   /** Heap limit of each worker (MiB). */
   memoryMb: number;
   /** Told of every finished job (metrics). */
@@ -52,11 +54,15 @@ interface Job {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
   cleanup: () => void;
+  /** Arms the pool's run-time limit when the job reaches a worker. */
+  started: () => void;
   slot?: Slot;
 }
 
 interface Slot {
   worker: Worker;
+  /** The worker has loaded its modules and takes jobs. */
+  ready: boolean;
   job?: Job;
 }
 
@@ -76,6 +82,9 @@ export class CpuPool {
   private readonly runningBy = new Map<string, number>();
   private nextId = 0;
   private closed = false;
+  /** Workers that died before they were ready, in a row; then the pool stops trying. */
+  private failedStarts = 0;
+  private broken: Error | undefined;
   readonly size: number;
   /** Jobs one session may run at once. */
   readonly perOwner: number;
@@ -89,17 +98,40 @@ export class CpuPool {
     return this.slots.filter((s) => s.job).length;
   }
 
+  /** Workers booted and able to take a job now or when their job ends. */
+  get ready(): number {
+    return this.slots.filter((s) => s.ready).length;
+  }
+
   get queued(): number {
     return this.queue.length;
   }
 
   run<T>(job: CpuJob, options: CpuJobOptions): Promise<T> {
     if (this.closed) return Promise.reject(toolgateError('SHUTTING_DOWN', 'The service is shutting down'));
+    if (this.broken) return Promise.reject(this.broken);
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(asError(signal.reason));
-    const deadlineMs = Math.max(1, Math.min(options.deadlineMs ?? Infinity, this.options.jobMs));
     return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
+      const timers: NodeJS.Timeout[] = [];
+      const expireAfter = (ms: number) =>
+        timers.push(
+          setTimeout(
+            () =>
+              this.end(
+                entry,
+                'timeout',
+                toolgateError('TIMEOUT', `${job.label} did not finish within ${ms} ms`, {
+                  suggestion:
+                    'The input needs too much work: send a smaller one (fewer lines of old_string or ' +
+                    'context, a smaller page or file), or raise the timeout if the tool has one.',
+                  details: { deadlineMs: ms },
+                }),
+              ),
+            ms,
+          ),
+        );
       const entry: Job = {
         id,
         request: { id, module: job.module, fn: job.fn, input: job.input },
@@ -109,24 +141,16 @@ export class CpuPool {
         resolve: resolve as (value: unknown) => void,
         reject,
         cleanup: () => {
-          clearTimeout(timer);
+          for (const timer of timers) clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
         },
+        started: () => {
+          if (options.deadlineMs === undefined || options.deadlineMs > this.options.jobMs) {
+            expireAfter(this.options.jobMs);
+          }
+        },
       };
-      const timer = setTimeout(
-        () =>
-          this.end(
-            entry,
-            'timeout',
-            toolgateError('TIMEOUT', `${job.label} did not finish within ${deadlineMs} ms`, {
-              suggestion:
-                'The input needs too much work: send a smaller one (fewer lines of old_string or context, a ' +
-                'smaller page or file), or raise the timeout if the tool has one.',
-              details: { deadlineMs },
-            }),
-          ),
-        deadlineMs,
-      );
+      if (options.deadlineMs !== undefined) expireAfter(Math.max(1, Math.round(options.deadlineMs)));
       const onAbort = () => this.end(entry, 'cancelled', asError(signal!.reason));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(entry);
@@ -167,21 +191,24 @@ export class CpuPool {
 
   /** Starts queued jobs on free workers, oldest first, skipping sessions that have their share. */
   private pump(): void {
-    if (this.closed) return;
+    if (this.closed || this.broken) return;
+    // All workers start with the first job, and a retired one is replaced at once: a job should not
+    // wait for a worker to boot.
+    while (this.slots.length < this.size) this.spawn();
     for (let i = 0; i < this.queue.length;) {
       const job = this.queue[i];
       if ((this.runningBy.get(job.owner) ?? 0) >= this.perOwner) {
         i++;
         continue;
       }
-      const slot =
-        this.slots.find((s) => !s.job) ?? (this.slots.length < this.size ? this.spawn() : undefined);
+      const slot = this.slots.find((s) => s.ready && !s.job);
       if (!slot) return;
       this.queue.splice(i, 1);
       slot.job = job;
       job.slot = slot;
       this.runningBy.set(job.owner, (this.runningBy.get(job.owner) ?? 0) + 1);
       slot.worker.ref();
+      job.started();
       slot.worker.postMessage(job.request);
     }
   }
@@ -189,12 +216,18 @@ export class CpuPool {
   private spawn(): Slot {
     const worker = new Worker(bootstrap(workerUrl()), {
       eval: true,
+      workerData: { preload: this.options.preload ?? [] },
       resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb },
     });
     // An idle worker must not keep the process alive; a busy one is ref'd while its job runs.
     worker.unref();
-    const slot: Slot = { worker };
-    worker.on('message', (reply: CpuReply) => {
+    const slot: Slot = { worker, ready: false };
+    worker.on('message', (reply: CpuReply | { ready: true }) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        this.failedStarts = 0;
+        return this.pump();
+      }
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       if (reply.ok) this.end(job, 'ok', undefined, reply.value);
@@ -211,6 +244,7 @@ export class CpuPool {
     const at = this.slots.indexOf(slot);
     if (at < 0) return;
     this.slots.splice(at, 1);
+    if (!slot.ready && ++this.failedStarts >= 3) return this.giveUp(err);
     const job = slot.job;
     if (!job) return this.pump();
     const tooLarge = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
@@ -232,6 +266,15 @@ export class CpuPool {
     this.options.onJobEnd?.(job.label, tooLarge ? 'too_large' : 'error', performance.now() - job.startedAt);
     job.reject(error);
     this.pump();
+  }
+
+  /** Workers cannot start here (a missing module, no threads): waiting jobs fail, and so will new ones. */
+  private giveUp(err: Error): void {
+    this.broken = toolgateError('INTERNAL_ERROR', `CPU workers cannot start: ${err.message}`);
+    for (const job of this.queue.splice(0)) {
+      job.cleanup();
+      job.reject(this.broken);
+    }
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 // Worker thread body of the CpuPool: runs one job at a time, an exported function of a module named by URL,
 // and answers with its value or its error. A ToolgateError crosses as its envelope fields (a structured
 // clone keeps only an Error's message), so the caller throws the same code again.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { isToolgateError } from '../lib/errors.js';
 import type { CpuReply, CpuRequest } from './cpu-protocol.js';
 
@@ -28,3 +28,10 @@ async function answer(request: CpuRequest): Promise<CpuReply> {
 parentPort?.on('message', (request: CpuRequest) => {
   void answer(request).then((reply) => parentPort!.postMessage(reply));
 });
+
+// The job modules the pool named are loaded before the first job, so loading is no job's time; a module
+// that fails to load here fails again, with its error, in the job that names it.
+const preload = (workerData as { preload?: string[] } | undefined)?.preload ?? [];
+void Promise.allSettled(preload.map((url) => import(url))).then(() =>
+  parentPort?.postMessage({ ready: true }),
+);

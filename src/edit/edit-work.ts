@@ -4,7 +4,7 @@ import { jobModule } from '../cpu/job-module.js';
 import type { EditContext } from './edit-context.js';
 import type * as EditJobs from './edit-jobs.js';
 
-const EDIT_JOBS = jobModule(import.meta.url, './edit-jobs');
+export const EDIT_JOBS = jobModule(import.meta.url, './edit-jobs');
 
 type JobName = 'editText' | 'placeV4a' | 'applyUnified';
 

@@ -4,7 +4,7 @@ import type { CpuJobOptions, CpuPool } from '../cpu/cpu-pool.js';
 import { jobModule } from '../cpu/job-module.js';
 import type { Readable } from './html-markdown.js';
 
-const HTML_JOBS = jobModule(import.meta.url, './html-markdown');
+export const HTML_JOBS = jobModule(import.meta.url, './html-markdown');
 
 export const readableInWorker = (
   cpu: CpuPool,
