@@ -97,7 +97,7 @@ const LimitsSchema = Type.Object(
       default: 0,
       description:
         "Worker threads for calls' CPU-heavy work (edit matching, patch placing, HTML conversion); " +
-        '0 = the cores, at least 2 and at most 4',
+        '0 = the cores, at least 4 and at most 8 (one session uses one at a time)',
     }),
     cpuJobMs: Type.Integer({
       minimum: 100,

@@ -201,7 +201,7 @@ export async function createServices(
   eventLoop.start();
   metrics.setEventLoopSource(() => eventLoop.state());
   const cpu = new CpuPool({
-    workers: config.limits.cpuWorkers || Math.max(2, Math.min(4, availableParallelism())),
+    workers: config.limits.cpuWorkers || Math.max(4, Math.min(8, availableParallelism())),
     jobMs: config.limits.cpuJobMs,
     memoryMb: config.limits.cpuJobMemoryMb,
     preload: [EDIT_JOBS, HTML_JOBS],

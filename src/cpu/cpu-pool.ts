@@ -2,8 +2,8 @@
 // HTML → Markdown), never on the event loop every session shares. Every job has a deadline; a job that
 // passes it, or whose call is cancelled, has its worker terminated at once — synchronous code cannot be
 // interrupted any other way, and termination frees the CPU — and a fresh worker takes the slot. A worker
-// has a heap limit: a job that needs more ends with 413 INPUT_TOO_LARGE. One session runs at most half the
-// workers at a time, so a session sending hostile inputs in a loop leaves the others a worker.
+// has a heap limit: a job that needs more ends with 413 INPUT_TOO_LARGE. One session runs one job at a time,
+// so a session sending hostile inputs in a loop holds one worker (and the one booting to replace it).
 //
 // Hand-written rather than piscina: workers here run TypeScript from source (tsx, vitest) and from the
 // build, which needs the bootstrap the code index's ParsePool uses (an eval'd module that registers tsx),
@@ -35,7 +35,7 @@ export type CpuOutcome = 'ok' | 'error' | 'timeout' | 'cancelled' | 'too_large';
 
 export interface CpuPoolOptions {
   workers: number;
-  /** The longest any one job may run on its worker (a caller's deadlineMs counts its wait too). */
+  /** The longest any one job may take, the wait for a worker included. */
   jobMs: number;
   /** Job modules every worker imports as it starts, so their load is not part of a job's time. */
   preload?: readonly string[];
@@ -54,8 +54,6 @@ interface Job {
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
   cleanup: () => void;
-  /** Arms the pool's run-time limit when the job reaches a worker. */
-  started: () => void;
   slot?: Slot;
 }
 
@@ -91,7 +89,8 @@ export class CpuPool {
 
   constructor(private readonly options: CpuPoolOptions) {
     this.size = Math.max(1, options.workers);
-    this.perOwner = Math.max(1, Math.floor(this.size / 2));
+    // A call runs one job at a time; more for one session would only let it crowd the others out.
+    this.perOwner = 1;
   }
 
   get running(): number {
@@ -144,13 +143,9 @@ export class CpuPool {
           for (const timer of timers) clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
         },
-        started: () => {
-          if (options.deadlineMs === undefined || options.deadlineMs > this.options.jobMs) {
-            expireAfter(this.options.jobMs);
-          }
-        },
       };
-      if (options.deadlineMs !== undefined) expireAfter(Math.max(1, Math.round(options.deadlineMs)));
+      // One deadline from now, the wait for a worker included: the call is answered by then.
+      expireAfter(Math.max(1, Math.round(Math.min(options.deadlineMs ?? Infinity, this.options.jobMs))));
       const onAbort = () => this.end(entry, 'cancelled', asError(signal!.reason));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(entry);
@@ -208,7 +203,6 @@ export class CpuPool {
       job.slot = slot;
       this.runningBy.set(job.owner, (this.runningBy.get(job.owner) ?? 0) + 1);
       slot.worker.ref();
-      job.started();
       slot.worker.postMessage(job.request);
     }
   }

@@ -1,6 +1,8 @@
 // Worker thread body of the CpuPool: runs one job at a time, an exported function of a module named by URL,
 // and answers with its value or its error. A ToolgateError crosses as its envelope fields (a structured
 // clone keeps only an Error's message), so the caller throws the same code again.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isToolgateError } from '../lib/errors.js';
 import type { CpuReply, CpuRequest } from './cpu-protocol.js';
@@ -24,6 +26,23 @@ async function answer(request: CpuRequest): Promise<CpuReply> {
     return { id: request.id, ok: false, error: { message: (err as Error)?.stack ?? String(err) } };
   }
 }
+
+/**
+ * The worker thread yields the CPU to the service's event loop: on Linux a thread has its own nice value,
+ * and setpriority on its thread id (from /proc/thread-self) changes only that thread. A hostile job then
+ * takes what the loop leaves, as a session's commands do under their cgroup. Raising one's own nice value
+ * needs no privilege; where it cannot be done the worker runs at the service's priority.
+ */
+function yieldToTheLoop(nice: number): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+  } catch {
+    // not Linux, or no /proc: same priority as the loop
+  }
+}
+
+yieldToTheLoop((workerData as { nice?: number } | undefined)?.nice ?? 10);
 
 parentPort?.on('message', (request: CpuRequest) => {
   void answer(request).then((reply) => parentPort!.postMessage(reply));

@@ -61,7 +61,7 @@ describe('CpuPool', () => {
     expect(ended.map((e) => e.outcome)).toEqual(['timeout', 'ok']);
   });
 
-  it('the pool deadline (jobMs) bounds a job that asks for more', async () => {
+  it('the pool deadline (jobMs) bounds a job that asks for more, its wait for a worker included', async () => {
     const cpu = make({ jobMs: 200 });
     const err = await failure(cpu.run(job('spin'), { owner: 'a', deadlineMs: 60_000 }));
     expect(err.code).toBe('TIMEOUT');
