@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Readiness: database, workspaces, disk and sandbox, each with its state
-         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, or the configured sandbox is missing; each check says why.
+         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or the event loop was blocked over a second (or busy 95% of the time) in the last 10 s; each check says why.
          */
         get: operations["ready"];
         put?: never;
