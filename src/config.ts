@@ -92,6 +92,23 @@ const LimitsSchema = Type.Object(
     commandTimeoutMs: Type.Integer({ minimum: 100, default: 120_000 }),
     commandMaxTimeoutMs: Type.Integer({ minimum: 100, default: 600_000 }),
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
+    cpuWorkers: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description:
+        "Worker threads for calls' CPU-heavy work (edit matching, patch placing, HTML conversion); " +
+        '0 = the cores, at least 4 and at most 8 (one session uses one at a time)',
+    }),
+    cpuJobMs: Type.Integer({
+      minimum: 100,
+      default: 10_000,
+      description: 'Longest one CPU-heavy job of a call may take (queueing included); then 504 TIMEOUT',
+    }),
+    cpuJobMemoryMb: Type.Integer({
+      minimum: 32,
+      default: 512,
+      description: 'Heap of each CPU worker; a job that needs more ends with 413 INPUT_TOO_LARGE',
+    }),
     workspaceMaxBytes: Type.Integer({ minimum: 0, default: 0, description: '0 = no quota' }),
     egressBytes: Type.Integer({
       minimum: 0,

@@ -31,6 +31,11 @@ import type { TurnMemory } from './policies/duplicates/turn-memory.js';
 import type { AnyTool } from './contract/tool.js';
 import { diskState } from './ops/disk.js';
 import { Metrics, type SessionUsageMetric } from './ops/metrics.js';
+import { EventLoopMonitor } from './ops/event-loop.js';
+import { availableParallelism } from 'node:os';
+import { CpuPool } from './cpu/cpu-pool.js';
+import { EDIT_JOBS } from './edit/edit-work.js';
+import { HTML_JOBS } from './network/html-job.js';
 import { createTracing } from './ops/tracing.js';
 import type { Tracing } from './ops/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
@@ -89,6 +94,8 @@ export interface Services extends ToolServices {
   readonly rateLimitStore: RateLimitStore;
   /** Prometheus metrics; other services may register gauge sources (e.g. running jobs). */
   readonly metrics: Metrics;
+  /** The event loop's utilisation and stalls (/metrics, /readyz). */
+  readonly eventLoop: EventLoopMonitor;
   /** OpenTelemetry tracing; undefined when it is off (no OTLP endpoint configured). */
   readonly tracing: Tracing | undefined;
   /** Aborted when the app closes: running tool calls stop. */
@@ -194,6 +201,17 @@ export async function createServices(
   metrics.setSource('toolgate_running_jobs', () => jobs.runningCount());
   metrics.setRuntimeSource(() => runtimes.stats());
   metrics.setDiskSource(() => diskState(config.dataDir));
+  const eventLoop = new EventLoopMonitor();
+  eventLoop.start();
+  metrics.setEventLoopSource(() => eventLoop.state());
+  const cpu = new CpuPool({
+    workers: config.limits.cpuWorkers || Math.max(4, Math.min(8, availableParallelism())),
+    jobMs: config.limits.cpuJobMs,
+    memoryMb: config.limits.cpuJobMemoryMb,
+    preload: [EDIT_JOBS, HTML_JOBS],
+    onJobEnd: (label, outcome) => metrics.cpuJobEnded(label, outcome),
+  });
+  metrics.setCpuSource(() => ({ running: cpu.running, queued: cpu.queued }));
   // Log bytes of every session with jobs; workspace numbers of those whose runtime runs (none is started).
   metrics.setSessionUsageSource(async () => {
     const running = new Map(runtimes.running().map((runtime) => [runtime.sessionId, runtime]));
@@ -298,6 +316,7 @@ export async function createServices(
     runtimes,
     egress,
     jobs,
+    cpu,
     fileReads,
     history,
     todos: new TodoStore(db),
@@ -432,6 +451,9 @@ export async function createServices(
         for (const { tool } of registry.list()) await tool.shutdown?.();
       },
     },
+    // No call is left to give work to the workers; a job still running is ended with its worker.
+    { name: 'cpu-workers', close: () => cpu.close() },
+    { name: 'event-loop', close: () => eventLoop.stop() },
     {
       name: 'code-index',
       forgetSession: (id) => base.codeIndex.forget(id),
@@ -487,6 +509,7 @@ export async function createServices(
     approvals,
     rateLimitStore,
     metrics,
+    eventLoop,
     tracing,
     shutdown,
     sweep,

@@ -3,6 +3,7 @@
 // it names their types directly; none of them imports the contract back (`npm run lint:layers`).
 import type { Config } from '../config.js';
 import type { CodeIndex } from '../code/code-index.js';
+import type { CpuPool } from '../cpu/cpu-pool.js';
 import type { LspService } from '../code/lsp/answers.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import type { CancelSignal } from '../lib/cancellation.js';
@@ -30,6 +31,8 @@ export interface ToolServices {
   readonly runtimes: RuntimeManager;
   /** The egress proxy and its decisions: the only way to the network (web_fetch goes through it too). */
   readonly egress: Egress;
+  /** Worker threads with deadlines for a call's CPU-heavy work (edit matching, HTML conversion). */
+  readonly cpu: CpuPool;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
   /** Parsed source files per workspace, for the code and project tools. */

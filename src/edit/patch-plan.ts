@@ -1,8 +1,9 @@
 // Turns a unified diff into the new content of each file it touches, without writing anything: parse
 // (diff's parsePatch), resolve paths, check each file is the version the session knows, apply hunks.
 // A hunk that does not fit is named, with the closest text in the file.
-import { applyPatch, type StructuredPatch } from 'diff';
-import { count, hunkFailure, patchStatus } from './patch.js';
+import type { StructuredPatch } from 'diff';
+import { count, patchStatus } from './patch.js';
+import { editJob } from './edit-work.js';
 import type { EditContext } from './edit-context.js';
 import { toolgateError } from '../lib/errors.js';
 import type { PlannedWrite } from './file-commit.js';
@@ -61,8 +62,12 @@ export async function planFile(
   if (status === 'renamed' && (await ctx.workspace.stat(target.relative, { follow: false })).stat) {
     throw toolgateError('ALREADY_EXISTS', `The patch renames onto ${target.relative}, which already exists`);
   }
-  const result = patch.hunks.length ? applyPatch(source.text, patch) : source.text;
-  if (result === false) hunkFailure(source.text, patch, (from ?? target).relative);
+  // Fitting hunks (and naming the one that does not fit) is a worker's job (edit-jobs.ts).
+  const result = await editJob(ctx, 'applyUnified', {
+    text: source.text,
+    patch,
+    relative: (from ?? target).relative,
+  });
   if (status === 'deleted' && result !== '') {
     throw toolgateError(
       'PATCH_FAILED',

@@ -1,16 +1,17 @@
 // The body shared by edit_file and multi_edit: under the file's lock, load it, check it is the version
 // the session knows, apply the edits in memory (all or none), diff, and write it back in its encoding.
-import { createTwoFilesPatch } from 'diff';
 import { Type } from 'typebox';
 import type { EditContext } from './edit-context.js';
-import { isToolgateError, toolgateError } from '../lib/errors.js';
-import { applyEdit, type Edit } from './apply-edit.js';
+import { toolgateError } from '../lib/errors.js';
+import type { Edit } from './apply-edit.js';
+import { editJob } from './edit-work.js';
 import { STRATEGY_NAMES, type StrategyName } from './edit-strategies.js';
 import { commitWrites } from './file-commit.js';
 import { checkFresh, lockKey } from './file-guard.js';
 import { encodeText, toLf } from './text-file.js';
 import { loadTextFile } from './load-text-file.js';
 import { sha256 } from '../lib/text.js';
+import { unifiedDiff } from './unified-diff.js';
 
 export const EditResult = Type.Object({
   path: Type.String(),
@@ -37,33 +38,7 @@ export interface TextEditRequest {
 
 const looseness = (name: StrategyName): number => STRATEGY_NAMES.indexOf(name);
 
-export function unifiedDiff(relative: string, before: string, after: string, maxBytes: number) {
-  const full = createTwoFilesPatch(`a/${relative}`, `b/${relative}`, before, after, undefined, undefined, {
-    context: 3,
-  });
-  const diff = full.split('\n').slice(1).join('\n'); // drop the "====" banner line
-  if (Buffer.byteLength(diff) <= maxBytes) return { diff, diffTruncated: false };
-  return {
-    diff: `${Buffer.from(diff)
-      .subarray(0, maxBytes)
-      .toString('utf8')
-      .replace(/\uFFFD$/, '')}\n… [diff truncated]`,
-    diffTruncated: true,
-  };
-}
-
-/** Adds which edit failed (1-based) to an error's details when there are several. */
-function withEditIndex<T>(index: number, count: number, apply: () => T): T {
-  try {
-    return apply();
-  } catch (err) {
-    if (count === 1 || !isToolgateError(err)) throw err;
-    throw toolgateError(err.code, err.message, {
-      suggestion: err.suggestion,
-      details: { ...err.details, edit: index + 1 },
-    });
-  }
-}
+export { unifiedDiff };
 
 export async function runTextEdits(ctx: EditContext, tool: string, request: TextEditRequest) {
   const target = await ctx.workspace.resolve(request.path);
@@ -78,22 +53,16 @@ export async function runTextEdits(ctx: EditContext, tool: string, request: Text
     await checkFresh(ctx, target.relative, file.exists ? file.sha256 : undefined, request.expected_sha256);
     // A file with mixed line endings is edited byte for byte; otherwise edits match on LF text.
     const normalize = file.crlf || !file.text.includes('\r') ? toLf : (text: string) => text;
-    let text = file.text;
-    let replacements = 0;
-    const strategies: StrategyName[] = [];
-    request.edits.forEach((edit, index) => {
-      const context = request.edits.length > 1 ? ` (edit ${index + 1} of ${request.edits.length})` : '';
-      const outcome = withEditIndex(index, request.edits.length, () =>
-        applyEdit(
-          text,
-          { ...edit, old_string: normalize(edit.old_string), new_string: normalize(edit.new_string) },
-          target.relative,
-          context,
-        ),
-      );
-      text = outcome.text;
-      replacements += outcome.replacements;
-      strategies.push(outcome.strategy);
+    // Matching (exact, then the fuzzy rules) and the diff run in a worker: see edit-jobs.ts.
+    const { text, replacements, strategies, diff, diffTruncated } = await editJob(ctx, 'editText', {
+      text: file.text,
+      edits: request.edits.map((edit) => ({
+        ...edit,
+        old_string: normalize(edit.old_string),
+        new_string: normalize(edit.new_string),
+      })),
+      relative: target.relative,
+      diffMaxBytes: ctx.limits.outputMaxBytes,
     });
     const bytes = encodeText(file, text);
     if (!request.dry_run) {
@@ -105,7 +74,8 @@ export async function runTextEdits(ctx: EditContext, tool: string, request: Text
       replacements,
       strategy: strategies.reduce((a, b) => (looseness(b) > looseness(a) ? b : a)),
       strategies,
-      ...unifiedDiff(target.relative, file.text, text, ctx.limits.outputMaxBytes),
+      diff,
+      diffTruncated,
       dryRun: request.dry_run,
       created: !file.exists,
       sha256: sha256(bytes),

@@ -1,12 +1,12 @@
 // Turns the operations of a V4A patch into the new content of each file, without writing anything: the
 // same plans (and so the same all-or-nothing commit, history and undo) as a unified diff's in
-// patch-plan.ts. Reads go through the session runtime; placing chunks is v4a-apply.ts.
+// patch-plan.ts. Reads go through the session runtime; placing chunks is v4a-apply.ts, in a worker.
 import type { EditContext } from './edit-context.js';
 import { toolgateError } from '../lib/errors.js';
 import type { PlannedWrite } from './file-commit.js';
 import { load, type FilePlan } from './patch-plan.js';
 import { encodeText } from './text-file.js';
-import { applyV4aChunks } from './v4a-apply.js';
+import { editJob } from './edit-work.js';
 import type { V4aOperation } from './v4a-parse.js';
 
 /** Every path an operation reads or writes, for the file locks. */
@@ -72,7 +72,12 @@ export async function planV4aOperation(
       },
     );
   }
-  const result = applyV4aChunks(source.text, op.chunks, (from ?? target).relative);
+  // Placing chunks costs up to file lines × chunk lines per level: a worker's job (edit-jobs.ts).
+  const result = await editJob(ctx, 'placeV4a', {
+    text: source.text,
+    chunks: op.chunks,
+    path: (from ?? target).relative,
+  });
   const bytes = encodeText(source, result.text);
   const moved = from !== undefined && from.relative !== target.relative;
   const writes: PlannedWrite[] = moved

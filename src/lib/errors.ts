@@ -59,6 +59,8 @@ export const ERROR_CODES = {
   DUPLICATE_CALL: spec(409, 'user_error'),
   IDEMPOTENCY_KEY_REUSED: spec(422, 'user_error'),
   FILE_TOO_LARGE: spec(413, 'user_error'),
+  // a call's CPU-heavy job needs more memory than a worker has (src/cpu/)
+  INPUT_TOO_LARGE: spec(413, 'user_error'),
   NOT_A_FILE: spec(422, 'user_error'),
   NOT_A_DIRECTORY: spec(422, 'user_error'),
   DIRECTORY_NOT_EMPTY: spec(422, 'user_error'),

@@ -1,6 +1,7 @@
 // A fetched HTML page as Markdown a model can read: Readability keeps the article (dropping navigation,
 // ads and footers) on a linkedom document — a DOM without a browser, fast enough for a tool call — and
-// Turndown writes it as Markdown. A page Readability finds no article in is converted whole.
+// Turndown writes it as Markdown. A page Readability finds no article in is converted whole. It costs
+// seconds on a big page, so it runs as a CpuPool job (readable(), via html-job.ts), never on the event loop.
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
@@ -53,3 +54,7 @@ export function htmlToReadable(html: string, url: string, as: 'markdown' | 'text
       : tidy(turndown.turndown((article?.content ?? fallback() ?? html) as unknown as TurndownService.Node));
   return { title: article?.title?.trim() || title, content };
 }
+
+/** htmlToReadable as a CpuPool job: one structured-cloneable input. */
+export const readable = (input: { html: string; url: string; as: 'markdown' | 'text' }): Readable =>
+  htmlToReadable(input.html, input.url, input.as);

@@ -113,6 +113,66 @@ export class Metrics {
     }
   }
 
+  private cpuJobs?: Counter<'job' | 'outcome'>;
+
+  /** The event loop's utilisation and stalls (event-loop.ts), read at scrape time. */
+  setEventLoopSource(source: () => { utilization: number; maxStallMs: number; stalls: number }): void {
+    new Gauge({
+      name: 'toolgate_event_loop_utilization',
+      help: 'Share of the last 10 s the event loop was busy (0..1; perf_hooks eventLoopUtilization)',
+      registers: [this.registry],
+      collect() {
+        this.set(source().utilization);
+      },
+    });
+    new Gauge({
+      name: 'toolgate_event_loop_max_stall_seconds',
+      help: 'Longest time in the last 10 s the event loop could not run a timer',
+      registers: [this.registry],
+      collect() {
+        this.set(source().maxStallMs / 1000);
+      },
+    });
+    new Gauge({
+      name: 'toolgate_event_loop_stalls_total',
+      help: 'Times the event loop was blocked longer than a second',
+      registers: [this.registry],
+      collect() {
+        this.set(source().stalls);
+      },
+    });
+  }
+
+  /** The CPU worker pool's load (src/cpu/), read at scrape time, and its jobs as they end. */
+  setCpuSource(source: () => { running: number; queued: number }): void {
+    new Gauge({
+      name: 'toolgate_cpu_jobs_running',
+      help: "Calls' CPU-heavy jobs running in worker threads",
+      registers: [this.registry],
+      collect() {
+        this.set(source().running);
+      },
+    });
+    new Gauge({
+      name: 'toolgate_cpu_jobs_queued',
+      help: "Calls' CPU-heavy jobs waiting for a worker",
+      registers: [this.registry],
+      collect() {
+        this.set(source().queued);
+      },
+    });
+    this.cpuJobs = new Counter({
+      name: 'toolgate_cpu_jobs_total',
+      help: 'CPU-heavy jobs by job and outcome (ok, error, timeout, cancelled, too_large)',
+      labelNames: ['job', 'outcome'],
+      registers: [this.registry],
+    });
+  }
+
+  cpuJobEnded(job: string, outcome: string): void {
+    this.cpuJobs?.inc({ job, outcome });
+  }
+
   private runtimeSource?: () => RuntimeMetricsSource;
   private diskSource?: () => Promise<{ freeBytes: number; freeInodes: number }>;
 

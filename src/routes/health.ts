@@ -1,5 +1,5 @@
 // /healthz (the process is up) and /readyz (database writable, workspace root writable, command sandbox,
-// room for new sessions).
+// an event loop that is not blocked, room for new sessions).
 import { constants, promises as fs } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { diskState } from '../ops/disk.js';
@@ -45,8 +45,8 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
         description:
           '503 when the database cannot take a write, the workspace root is not writable, the data ' +
           'filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or ' +
-          'the replica is full (capacity: a limit refuses new sessions); ' +
-          'each check says why.',
+          'the event loop was blocked over a second (or busy 95% of the time) in the last 10 s, or the ' +
+          'replica is full (capacity: a limit refuses new sessions); each check says why.',
         security: [],
         response: {
           200: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Check) }),
@@ -69,6 +69,17 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
       } catch {
         checks.workspaces = { ok: false, detail: 'workspace directory is not writable' };
       }
+      // A loop blocked (or saturated) in the last 10 s serves every session late: take this replica out.
+      const loop = app.services.eventLoop.state();
+      checks.eventLoop = loop.blocked
+        ? {
+            ok: false,
+            detail: `the event loop was blocked for ${Math.round(loop.maxStallMs)} ms (utilisation ${loop.utilization.toFixed(2)}) in the last 10 s`,
+          }
+        : {
+            ok: true,
+            detail: `utilisation ${loop.utilization.toFixed(2)}, longest stall ${Math.round(loop.maxStallMs)} ms`,
+          };
       const floors = app.services.config.disk;
       try {
         const disk = await diskState(app.services.config.dataDir);

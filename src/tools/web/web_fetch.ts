@@ -8,7 +8,7 @@ import { commitWrites } from '../../edit/file-commit.js';
 import { lockKey } from '../../edit/file-guard.js';
 import { toolgateError } from '../../lib/errors.js';
 import { fetchUrl } from '../../network/fetch.js';
-import { htmlToReadable } from '../../network/html-markdown.js';
+import { readableInWorker } from '../../network/html-job.js';
 import { readableBody } from '../../network/content.js';
 
 const MAX_TIMEOUT_MS = 120_000;
@@ -80,6 +80,8 @@ export default defineTool({
     { url: 'https://example.org/', format: 'markdown', max_bytes: 5 * 1024 * 1024, timeout_ms: 30_000 },
   ],
   async execute(input, ctx) {
+    // timeout_ms bounds the whole call: the download, and then the page's conversion with what is left.
+    const deadline = performance.now() + input.timeout_ms;
     const fetched = await fetchUrl(ctx.services.egress, {
       sessionId: ctx.session.id,
       policy: ctx.session.network,
@@ -124,7 +126,11 @@ export default defineTool({
     let title: string | undefined;
     let format: 'markdown' | 'text' | 'html' | 'json' = body.kind === 'json' ? 'json' : 'text';
     if (body.kind === 'html' && input.format !== 'html') {
-      const readable = htmlToReadable(body.text, fetched.url, input.format);
+      const readable = await readableInWorker(
+        ctx.services.cpu,
+        { html: body.text, url: fetched.url, as: input.format },
+        { owner: ctx.session.id, signal: ctx.signal, deadlineMs: deadline - performance.now() },
+      );
       title = readable.title;
       content = readable.content;
       format = input.format;
