@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Decision } from './decide.js';
 import type { Connection, Connections, Via } from './connections.js';
 import { HANDOFF_BYTES, handOff, handoffAfter, type Handoff } from './handoff.js';
-import { serverNameOf } from './sni.js';
+import { readClientHello } from './sni.js';
 
 export interface ProxyDeps {
   readonly sessionId: string;
@@ -84,22 +84,29 @@ function endThenClose(socket: Duplex): void {
 }
 
 /**
+ * What to do with the client's first bytes: hold them (more are needed to judge), refuse the tunnel, or
+ * let them through (all that was held, in order).
+ */
+type Inspection = { readonly hold: true } | { readonly refuse: string } | { readonly pass: Buffer };
+
+/**
  * Pipes two sockets both ways, counting. A side that closes has the other ended after what it still
  * holds is written (an answer's last megabyte reaches the client); an error closes both at once. The
- * client's first chunk is shown to `firstChunk`, which may refuse it (the tunnel is closed with that
- * reason). Past HANDOFF_BYTES the kernel carries the rest (handoff.ts). The connection is recorded when
- * both sides are closed, or when the forwarder is gone.
+ * client's bytes are shown to `inspect` until it lets them through: held meanwhile (the server's bytes
+ * flow at once, for server-first protocols), or refused (the tunnel is closed with that reason, nothing
+ * held having reached the server). Past HANDOFF_BYTES the kernel carries the rest (handoff.ts). The
+ * connection is recorded when both sides are closed, or when the forwarder is gone.
  */
 function splice(
   client: net.Socket,
   upstream: net.Socket,
   connection: Connection,
-  firstChunk: (chunk: Buffer) => string | undefined,
+  inspect: (chunk: Buffer) => Inspection,
   handed: { current?: Handoff },
   handoffAt: number,
   allowance: () => number | undefined,
 ): void {
-  let first = true;
+  let inspecting = true;
   let open = 2;
   let moved = 0;
   const finish = (reason?: string) => {
@@ -116,12 +123,15 @@ function splice(
       connection.end(failure),
     );
   };
-  client.on('data', (chunk: Buffer) => {
+  client.on('data', (data: Buffer) => {
     if (handed.current?.taken) return;
-    if (first) {
-      first = false;
-      const refused = firstChunk(chunk);
-      if (refused !== undefined) return finish(refused);
+    let chunk = data;
+    if (inspecting) {
+      const verdict = inspect(data);
+      if ('hold' in verdict) return;
+      if ('refuse' in verdict) return finish(verdict.refuse);
+      inspecting = false;
+      chunk = verdict.pass;
     }
     if (!connection.count('up', chunk.length)) return;
     if (!upstream.write(chunk)) client.pause();
@@ -185,17 +195,26 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
         upstream.destroy();
       });
       // A TLS client naming another server than the one it asked to reach is cut off: the CONNECT host
-      // is what the policy checked. Server-first protocols (SSH) flow at once; only the client's first
-      // chunk is looked at.
-      const sniRefusal = (chunk: Buffer) => {
-        const name = serverNameOf(chunk);
-        return name !== undefined && name.toLowerCase() !== target.host.toLowerCase()
-          ? `TLS server name ${name} differs from ${target.host}`
-          : undefined;
+      // is what the policy checked. Its bytes are held until its ClientHello is whole (a hello split
+      // over several writes is read whole, up to a bound: sni.ts); bytes that are no TLS handshake (SSH)
+      // pass at once, and the server's bytes flow meanwhile (server-first protocols).
+      const held: Buffer[] = [];
+      const checkHello = (chunk: Buffer): Inspection => {
+        held.push(chunk);
+        const sent = held.length === 1 ? chunk : Buffer.concat(held);
+        const hello = readClientHello(sent);
+        if (hello.kind === 'more') return { hold: true };
+        held.length = 0;
+        if (hello.kind === 'refused') return { refuse: `TLS: ${hello.reason}` };
+        const name = hello.kind === 'hello' ? hello.serverName : undefined;
+        if (name !== undefined && name.toLowerCase() !== target.host.toLowerCase()) {
+          return { refuse: `TLS server name ${name} differs from ${target.host}` };
+        }
+        return { pass: sent };
       };
       const handoffAt = handoffAfter(deps.spliceAfterBytes ?? HANDOFF_BYTES);
       const allowance = () => deps.connections.allowance(deps.sessionId);
-      splice(client as net.Socket, upstream, connection, sniRefusal, handed, handoffAt, allowance);
+      splice(client as net.Socket, upstream, connection, checkHello, handed, handoffAt, allowance);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) client.unshift(head);
     });

@@ -10,7 +10,6 @@ import { decide } from '../../src/network/decide.js';
 import { effectivePolicy, narrowPolicy } from '../../src/network/policy.js';
 import { AddressRules } from '../../src/network/ranges.js';
 import { Resolver } from '../../src/network/resolver.js';
-import { serverNameOf } from '../../src/network/sni.js';
 import type { NetworkPolicy } from '../../src/config.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-policy-'));
@@ -155,27 +154,5 @@ describe('narrowing a profile policy for a session', () => {
       allow: ['x.org'],
     });
     expect(narrowPolicy({ mode: 'off' }, { mode: 'allowlist', allow: [] })).toContain('wider');
-  });
-});
-
-describe('the TLS server name of a ClientHello', () => {
-  it('reads the SNI a real TLS client sends, and nothing from other bytes', async () => {
-    const { connect } = await import('node:tls');
-    const { createServer } = await import('node:net');
-    const first = await new Promise<Buffer>((resolve) => {
-      const server = createServer((socket) => {
-        socket.once('data', (chunk) => {
-          resolve(chunk);
-          socket.destroy();
-          server.close();
-        });
-      }).listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        connect({ host: '127.0.0.1', port, servername: 'allowed.example.org' }).on('error', () => undefined);
-      });
-    });
-    expect(serverNameOf(first)).toBe('allowed.example.org');
-    expect(serverNameOf(Buffer.from('GET / HTTP/1.1\r\n\r\n'))).toBeUndefined();
-    expect(serverNameOf(first.subarray(0, 60))).toBeUndefined();
   });
 });
