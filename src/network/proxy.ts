@@ -8,7 +8,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Decision } from './decide.js';
-import type { Connection, Connections, Via } from './connections.js';
+import type { CloseReason, Connection, Connections, Via } from './connections.js';
 import { HANDOFF_BYTES, handOff, handoffAfter, type Handoff } from './handoff.js';
 import { readClientHello } from './sni.js';
 
@@ -83,6 +83,37 @@ function endThenClose(socket: Duplex): void {
   socket.end();
 }
 
+/** A peer that reads nothing more gets this long to take the bytes granted before the quota closed it. */
+const QUOTA_FLUSH_MS = 10_000;
+
+/**
+ * Closes a connection's two sockets: at once when the session is gone; at the quota, after the bytes
+ * granted to each are written (the last byte of the quota reaches the client), reading nothing more.
+ */
+function closeBoth(client: Duplex, upstream: Duplex, why: CloseReason): void {
+  if (why === 'gone') {
+    client.destroy();
+    upstream.destroy();
+    return;
+  }
+  for (const socket of [client, upstream]) {
+    socket.pause();
+    endThenClose(socket);
+    setTimeout(() => socket.destroy(), QUOTA_FLUSH_MS).unref();
+  }
+}
+
+/**
+ * Writes the part of `chunk` the connection may still send `direction` (all of it without a quota);
+ * false when that was not all of it or the socket wants no more for now.
+ */
+function send(connection: Connection, direction: 'up' | 'down', to: Duplex, chunk: Buffer): boolean {
+  const granted = connection.take(direction, chunk.length);
+  if (granted === 0) return false;
+  const more = to.write(granted === chunk.length ? chunk : chunk.subarray(0, granted));
+  return more && granted === chunk.length;
+}
+
 /**
  * What to do with the client's first bytes: hold them (more are needed to judge), refuse the tunnel, or
  * let them through (all that was held, in order).
@@ -133,14 +164,12 @@ function splice(
       inspecting = false;
       chunk = verdict.pass;
     }
-    if (!connection.count('up', chunk.length)) return;
-    if (!upstream.write(chunk)) client.pause();
+    if (!send(connection, 'up', upstream, chunk)) client.pause();
     moreMoved(chunk.length);
   });
   upstream.on('data', (chunk: Buffer) => {
     if (handed.current?.taken) return;
-    if (!connection.count('down', chunk.length)) return;
-    if (!client.write(chunk)) upstream.pause();
+    if (!send(connection, 'down', client, chunk)) upstream.pause();
     moreMoved(chunk.length);
   });
   upstream.on('drain', () => handed.current?.taken || client.resume());
@@ -188,11 +217,10 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
       upstream.off('error', failed);
       client.off('close', abandon);
       const handed: { current?: Handoff } = {};
-      const connection = deps.connections.open({ ...base, address: admitted.address }, () => {
+      const connection = deps.connections.open({ ...base, address: admitted.address }, (why) => {
         handed.current?.kill();
         if (handed.current?.taken) return;
-        client.destroy();
-        upstream.destroy();
+        closeBoth(client, upstream, why);
       });
       // A TLS client naming another server than the one it asked to reach is cut off: the CONNECT host
       // is what the policy checked. Its bytes are held until its ClientHello is whole (a hello split
@@ -280,11 +308,10 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     );
     const connection = deps.connections.open(
       { sessionId: deps.sessionId, host, port, address: admitted.address, via: 'http' },
-      () => {
+      (why) => {
         handed.current?.kill();
         if (handed.current?.taken) return;
-        upstream.destroy();
-        client.destroy();
+        closeBoth(client, upstream, why);
       },
     );
     let answered = false;
@@ -311,18 +338,20 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     // The client gave up (or the session went): the upstream connection goes too.
     client.once('close', () => finish());
     upstream.once('connect', () => {
-      upstream.write(requestHead(req, url));
+      // Every byte the server reads is counted: the head (the URL and headers carry data too), the
+      // body, and the chunked framing.
+      if (!send(connection, 'up', upstream, Buffer.from(requestHead(req, url), 'latin1'))) req.pause();
       // The body as Node parsed it; a chunked body is chunked again (its length is not known).
       const chunked = req.headers['transfer-encoding'] !== undefined;
       req.on('data', (chunk: Buffer) => {
-        if (!connection.count('up', chunk.length)) return;
-        if (chunked) upstream.write(`${chunk.length.toString(16)}\r\n`);
-        const more = upstream.write(chunk);
-        if (!(chunked ? upstream.write('\r\n') : more)) req.pause();
+        const framed = chunked
+          ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+          : chunk;
+        if (!send(connection, 'up', upstream, framed)) req.pause();
       });
       upstream.on('drain', () => req.resume());
       req.on('end', () => {
-        if (chunked) upstream.write('0\r\n\r\n');
+        if (chunked) send(connection, 'up', upstream, Buffer.from('0\r\n\r\n'));
         sent = true;
       });
       req.resume();
@@ -333,7 +362,7 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
         upstream.setTimeout(0);
       }
       if (handed.current?.taken) return;
-      if (connection.count('down', chunk.length) && !client.write(chunk)) upstream.pause();
+      if (!send(connection, 'down', client, chunk)) upstream.pause();
       down += chunk.length;
       if (!handed.current && down >= handoffAt && sent && !upstream.readableEnded && client.writable) {
         const allowance = () => deps.connections.allowance(deps.sessionId);

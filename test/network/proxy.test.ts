@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections, type ConnectionRecord } from '../../src/network/connections.js';
 import { createProxyServer } from '../../src/network/proxy.js';
+import { startRawOrigin, type RawOrigin } from './raw-origin.js';
 import { clientHello } from './tls-hello.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-proxy-'));
@@ -124,5 +125,81 @@ describe('the TLS server name through a CONNECT tunnel', () => {
     ssh.write('SSH-2.0-OpenSSH_9.2\r\n');
     await expect.poll(() => Buffer.concat(received[before] ?? []).toString()).toBe('SSH-2.0-OpenSSH_9.2\r\n');
     ssh.destroy();
+  });
+});
+
+/** Sends `request` on a new connection to `socket` and resolves with all it receives until it closes. */
+function exchange(socket: string, request: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const client = net.connect({ path: socket }, () => client.write(request));
+    client.on('data', (chunk: Buffer) => chunks.push(chunk));
+    client.on('error', reject);
+    client.on('close', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+describe('the bytes a connection moves, exactly', () => {
+  let origin: RawOrigin;
+  beforeAll(async () => {
+    origin = await startRawOrigin(1024 * 1024);
+  });
+  afterAll(() => origin.close());
+  const recordOf = (sessionId: string) => records.find((r) => r.sessionId === sessionId);
+
+  it("counts a plain-HTTP request's head as sent: the record says what the server read and the client got", async () => {
+    const { socket } = await proxyFor('plain', 0);
+    const before = origin.seen.length;
+    const got = await exchange(
+      socket,
+      `GET http://origin.test:${origin.port}/path?data=${'x'.repeat(500)} HTTP/1.1\r\nHost: origin.test:${origin.port}\r\nX-Data: ${'y'.repeat(300)}\r\n\r\n`,
+    );
+    await expect.poll(() => recordOf('plain')).toBeDefined();
+    await expect.poll(() => origin.seen[before]?.closed).toBe(true);
+    const server = origin.seen[before]!;
+    expect(server.read).toBeGreaterThan(800);
+    expect(recordOf('plain')).toMatchObject({ bytesUp: server.read, bytesDown: got.length });
+    expect(got.length).toBe(server.written);
+  });
+
+  it("delivers exactly up to the quota's last byte and records exactly that, plain HTTP and CONNECT alike", async () => {
+    const quota = 102_400;
+    for (const via of ['http', 'connect'] as const) {
+      const sessionId = `quota-${via}`;
+      const { socket, connections } = await proxyFor(sessionId, quota);
+      const before = origin.seen.length;
+      const request =
+        via === 'http'
+          ? `GET http://origin.test:${origin.port}/ HTTP/1.1\r\nHost: origin.test:${origin.port}\r\n\r\n`
+          : `CONNECT 127.0.0.1:${origin.port} HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\n\r\n`;
+      const tunnelled = `GET / HTTP/1.1\r\nHost: 127.0.0.1:${origin.port}\r\n\r\n`;
+      const got =
+        via === 'http'
+          ? await exchange(socket, request)
+          : await new Promise<Buffer>((resolve, reject) => {
+              const chunks: Buffer[] = [];
+              const client = net.connect({ path: socket }, () => client.write(request));
+              let established = false;
+              client.on('data', (chunk: Buffer) => {
+                if (!established) {
+                  established = true;
+                  client.write(tunnelled);
+                  return;
+                }
+                chunks.push(chunk);
+              });
+              client.on('error', reject);
+              client.on('close', () => resolve(Buffer.concat(chunks)));
+            });
+      await expect.poll(() => recordOf(sessionId)).toBeDefined();
+      const record = recordOf(sessionId)!;
+      const server = origin.seen[before]!;
+      // What the server read plus what the client got is the quota, to the byte.
+      expect(record.bytesUp, via).toBe(server.read);
+      expect(record.bytesDown, via).toBe(got.length);
+      expect(record.bytesUp + record.bytesDown, via).toBe(quota);
+      expect(connections.bytesUsed(sessionId)).toBe(quota);
+      expect(record.reason, via).toContain('egress quota');
+    }
   });
 });
