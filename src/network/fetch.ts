@@ -72,6 +72,7 @@ async function hop(
     let tcp: net.Socket | undefined;
     let connection: ReturnType<Egress['connections']['open']> | undefined;
     const counted = { up: 0, down: 0 };
+    let overQuota = false;
     /** Counts the wire bytes that crossed since the last call; false once the session's quota is used up. */
     const countWire = (): boolean => {
       if (!tcp || !connection) return true;
@@ -130,8 +131,14 @@ async function hop(
       let size = 0;
       let truncated = false;
       res.on('data', (chunk: Buffer) => {
-        // Past the quota the request is being destroyed (the error says why).
-        if (!countWire()) return;
+        if (overQuota) return;
+        if (!countWire()) {
+          // Nothing of a page the quota did not cover is handed on.
+          overQuota = true;
+          const why = egress.connections.refusal(request.sessionId) ?? 'the egress quota is used up';
+          req.destroy();
+          return reject(denied(host, why, index));
+        }
         if (location !== undefined) return;
         const room = request.maxBytes - size;
         if (chunk.length > room) {
@@ -146,13 +153,15 @@ async function hop(
         size += chunk.length;
       });
       res.on('end', () =>
-        resolve({
-          status,
-          contentType,
-          body: Buffer.concat(chunks),
-          truncated,
-          ...(location !== undefined ? { location } : {}),
-        }),
+        overQuota
+          ? undefined
+          : resolve({
+              status,
+              contentType,
+              body: Buffer.concat(chunks),
+              truncated,
+              ...(location !== undefined ? { location } : {}),
+            }),
       );
       res.on('error', (err) => reject(err));
     });
