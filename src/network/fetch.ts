@@ -98,6 +98,8 @@ async function hop(
     const req = client.request(url, {
       method: 'GET',
       createConnection: connect,
+      // No agent: the default port is ours to say, or the Host header would name it (`host:80`).
+      defaultPort: url.protocol === 'https:' ? 443 : 80,
       signal: request.signal,
       timeout: remaining,
       headers: {
