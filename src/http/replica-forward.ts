@@ -1,8 +1,10 @@
 // Several replicas, one service: a request for a session is served by the replica that owns the
 // session's runtime (its lease), whichever replica it reached. Authentication runs first, where the
-// caller's own address is seen (the per-address throttle of failed tokens), and again on the owner.
-// This hook finds the request's session (the path's id, the parked call an approval decides, the
-// session token's session for MCP), asks the ownership for a route, and forwards to the owner over HTTP
+// caller's own address is seen (the per-address throttle of failed tokens), and again on the owner; a
+// session token naming another session than its own is refused here (404, as the owner would), before
+// any lease is taken or forward made. This hook finds the request's session (the path's id, the parked
+// call an approval decides, the session token's session for MCP), asks the ownership for a route, and
+// forwards the request's path (never a request line's absolute form) to the owner over HTTP
 // when the owner is another replica: @fastify/reply-from over undici, streaming the body both ways
 // (SSE, streamed command output and MCP streams pass through as they come), all headers kept (the Host
 // too: the owner's host check sees what the client sent) and one hop header added, so a forwarded
@@ -38,6 +40,16 @@ const CREATES_SESSION = new Set(['/v1/sessions', '/v1/sessions/:id/fork']);
 
 /** Methods whose body is passed on, as the stream it arrives in. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The path and query of a request target: an absolute-form target (`POST http://x/v1/…`, which HTTP/1.1
+ * servers must accept) names a scheme and host that are the client's business, not the owner's.
+ */
+function originForm(target: string): string {
+  if (target.startsWith('/')) return target;
+  const url = URL.canParse(target) ? new URL(target) : undefined;
+  return url ? `${url.pathname}${url.search}` : '/';
+}
 
 export async function registerReplicaForward(
   app: FastifyInstance,
@@ -76,7 +88,7 @@ export async function registerReplicaForward(
     if (BODY_METHODS.has(request.method) && request.headers['content-length'] !== '0') {
       (request as { body: unknown }).body = request.raw.pipe(new PassThrough());
     }
-    return reply.from(`${lease.replicaUrl}${request.url}`, {
+    return reply.from(`${lease.replicaUrl}${originForm(request.url)}`, {
       rewriteRequestHeaders: (original, headers) => ({
         ...headers,
         host: original.headers.host ?? headers.host,
@@ -139,6 +151,12 @@ export async function registerReplicaForward(
     if (request.is404) return;
     const sessionId = await sessionOf(request);
     if (sessionId === undefined) return;
+    // A session token is good for its own session only: checked here, not only by the owner's handler,
+    // or a token for one session would make this replica take (or forward to) another's runtime.
+    const principal = request.principal;
+    if (principal?.kind === 'session' && principal.session.id !== sessionId) {
+      throw toolgateError('SESSION_NOT_FOUND', `Session ${sessionId.slice(0, 80)} not found`);
+    }
     // No lease is written for an id nobody created. A token another replica's deletion has not reached
     // yet (auth caches tokens for a second) must not restart a runtime on a removed workspace either.
     if (!ownership.holds(sessionId) && !(await routing.sessionExists(sessionId))) {

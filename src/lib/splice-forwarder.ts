@@ -201,8 +201,10 @@ export interface Handoff {
  * `hooks.ended` is called once when a forwarder that took over is gone. A connection that ends before the forwarder is ready just kills it.
  */
 export interface HandoffHooks {
-  /** Bytes moved one way; false when the connection is past its quota (it is then being closed). */
+  /** Bytes the forwarder moved one way; false when the connection is past its quota (it is then being closed). */
   count(direction: 'up' | 'down', bytes: number): boolean;
+  /** Bytes about to be written one way by the caller: how many of them the quota lets through. */
+  take(direction: 'up' | 'down', bytes: number): number;
   /** The quota left when the forwarder goes; undefined: none. */
   allowance(): number | undefined;
   /** The forwarder that took over is gone (with why, if it failed). */
@@ -265,7 +267,8 @@ export function handOff(
     ] as const) {
       if (!readers.includes(from)) continue;
       for (let chunk: Buffer | null; (chunk = from.read() as Buffer | null) !== null;) {
-        if (connection.count(direction, chunk.length)) to.write(chunk);
+        const granted = connection.take(direction, chunk.length);
+        if (granted > 0) to.write(granted === chunk.length ? chunk : chunk.subarray(0, granted));
       }
     }
     const noop = () => undefined;

@@ -1,7 +1,10 @@
 // One egress decision: may this session open a connection to host:port, and to which address. The name
 // is checked against the policy, resolved, and every address it has checked against the blocked ranges;
 // the connection then goes to the address checked here, never to a second lookup of the name (a DNS
-// server that answers differently the second time gains nothing).
+// server that answers differently the second time gains nothing). Only a name the policy could allow is
+// looked up at all (a lookup is a query some DNS server sees: a sandbox could spell data into the names
+// it asks for), and a refusal names the rule, never the address a name resolved to (an internal DNS
+// answer is not the session's to learn).
 import { nameListed, nameRefusal, addressAllowed, type EffectivePolicy } from './policy.js';
 import type { AddressRules } from './ranges.js';
 import type { Resolver } from './resolver.js';
@@ -27,10 +30,10 @@ export async function decide(
   for (const address of addresses) {
     const verdict = rules.check(address);
     if (verdict.blocked) {
-      const literal = address.toString() === host.replace(/^\[|\]$/g, '');
+      const literal = addresses.length === 1 && address.toString() === host.replace(/^\[|\]$/g, '');
       return {
         allowed: false,
-        reason: literal ? verdict.reason! : `it resolves to ${address.toString()}, ${verdict.reason!}`,
+        reason: literal ? verdict.reason! : `it resolves to a blocked address: ${verdict.reason!}`,
       };
     }
   }

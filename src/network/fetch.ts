@@ -1,11 +1,14 @@
 // GET a URL for a session from the service process (web_fetch), under the same rules as the session's
 // commands: each hop's host is decided by the egress policy and the blocked ranges, the connection goes
-// to the address that decision checked (Node's `lookup` is answered with it, so TLS still verifies the
-// host name), each hop is one audited connection that counts against the session's egress quota, and
-// redirects are followed by hand, every hop decided again. The body is capped in bytes and time.
+// to the address that decision checked (the TCP socket is ours, connected to it; TLS over it still
+// verifies the host name), each hop is one audited connection that counts against the session's egress
+// quota, and redirects are followed by hand, every hop decided again. The body is capped in bytes and
+// time. The bytes counted are the wire's, both ways, read from that TCP socket: the request line and
+// headers sent, the answer's headers, framing and TLS records received, not only the body.
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import net from 'node:net';
+import tls from 'node:tls';
 import type { NetworkPolicy } from '../config.js';
 import { toolgateError } from '../lib/errors.js';
 import type { Egress } from './egress.js';
@@ -63,37 +66,54 @@ async function hop(
     egress.connections.denied(base, decision.reason);
     throw denied(host, decision.reason, index);
   }
-  const lookup: LookupFunction = (_name, options, callback) => {
-    const found = { address: decision.address, family: decision.family };
-    if ((options as { all?: boolean }).all)
-      (callback as (e: null, a: (typeof found)[]) => void)(null, [found]);
-    else callback(null, found.address, found.family);
-  };
   const remaining = deadline - Date.now();
   if (remaining <= 0) throw toolgateError('TIMEOUT', `web_fetch took longer than ${request.timeoutMs} ms`);
   return new Promise((resolve, reject) => {
+    let tcp: net.Socket | undefined;
+    let connection: ReturnType<Egress['connections']['open']> | undefined;
+    const counted = { up: 0, down: 0 };
+    let overQuota = false;
+    /** Counts the wire bytes that crossed since the last call; false once the session's quota is used up. */
+    const countWire = (): boolean => {
+      if (!tcp || !connection) return true;
+      const up = tcp.bytesWritten - counted.up;
+      const down = tcp.bytesRead - counted.down;
+      counted.up += up;
+      counted.down += down;
+      const upWithin = up > 0 ? connection.count('up', up) : true;
+      return (down > 0 ? connection.count('down', down) : true) && upWithin;
+    };
+    const connect = (): net.Socket => {
+      tcp = net.connect({ host: decision.address, port, noDelay: true });
+      connection = egress.connections.open({ ...base, address: decision.address }, () => req.destroy());
+      tcp.once('close', () => {
+        countWire();
+        connection?.end();
+      });
+      if (url.protocol !== 'https:') return tcp;
+      // TLS over our socket: the server name is the URL's host, and so is the certificate's check.
+      return tls.connect({ socket: tcp, host, ...(net.isIP(host) === 0 ? { servername: host } : {}) });
+    };
     const client = url.protocol === 'https:' ? https : http;
     const req = client.request(url, {
       method: 'GET',
-      lookup,
-      agent: false,
+      createConnection: connect,
+      // No agent: the default port is ours to say, or the Host header would name it (`host:80`).
+      defaultPort: url.protocol === 'https:' ? 443 : 80,
       signal: request.signal,
       timeout: remaining,
       headers: {
         'user-agent': USER_AGENT,
         accept: 'text/html,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5',
         'accept-encoding': 'identity',
+        connection: 'close',
       },
-    });
-    let connection: ReturnType<Egress['connections']['open']> | undefined;
-    req.on('socket', (socket) => {
-      connection = egress.connections.open({ ...base, address: decision.address }, () => req.destroy());
-      socket.on('close', () => connection?.end());
     });
     req.on('timeout', () =>
       req.destroy(toolgateError('TIMEOUT', `web_fetch took longer than ${request.timeoutMs} ms`)),
     );
     req.on('error', (err) => {
+      countWire();
       connection?.end();
       const quotaNow = egress.connections.refusal(request.sessionId);
       if (quotaNow) return reject(denied(host, quotaNow, index));
@@ -113,7 +133,14 @@ async function hop(
       let size = 0;
       let truncated = false;
       res.on('data', (chunk: Buffer) => {
-        connection?.count('down', chunk.length);
+        if (overQuota) return;
+        if (!countWire()) {
+          // Nothing of a page the quota did not cover is handed on.
+          overQuota = true;
+          const why = egress.connections.refusal(request.sessionId) ?? 'the egress quota is used up';
+          req.destroy();
+          return reject(denied(host, why, index));
+        }
         if (location !== undefined) return;
         const room = request.maxBytes - size;
         if (chunk.length > room) {
@@ -128,13 +155,15 @@ async function hop(
         size += chunk.length;
       });
       res.on('end', () =>
-        resolve({
-          status,
-          contentType,
-          body: Buffer.concat(chunks),
-          truncated,
-          ...(location !== undefined ? { location } : {}),
-        }),
+        overQuota
+          ? undefined
+          : resolve({
+              status,
+              contentType,
+              body: Buffer.concat(chunks),
+              truncated,
+              ...(location !== undefined ? { location } : {}),
+            }),
       );
       res.on('error', (err) => reject(err));
     });

@@ -29,6 +29,7 @@ export function handOff(
 ): Handoff {
   return handOffTo(client, upstream, mode, {
     count: (direction, bytes) => connection.count(direction, bytes),
+    take: (direction, bytes) => connection.take(direction, bytes),
     allowance,
     ended,
   });

@@ -85,17 +85,13 @@ export function nameRefusal(policy: EffectivePolicy, host: string): string | und
   const name = normalizeHost(host);
   const literal = parseAddress(name);
   if (literal) return addressAllowed(policy, literal) ? undefined : "not in the session's allow-list";
-  const byName = policy.entries.some(
-    (entry) =>
-      (entry.kind === 'host' && entry.host === name) ||
-      (entry.kind === 'wildcard' && name.endsWith(`.${entry.suffix}`)),
-  );
-  // A name not listed may still resolve into a listed range: the address check decides then.
-  if (byName || policy.entries.some((entry) => entry.kind === 'range')) return undefined;
-  return "not in the session's allow-list";
+  // A name not listed is refused before it is looked up, even when the list holds ranges: a range is
+  // for addresses given literally. Resolving every name to see whether it lands in a range would send
+  // any name a sandbox makes up to the host's resolver (a DNS side channel out of the sandbox).
+  return nameListed(policy, name) ? undefined : "not in the session's allow-list";
 }
 
-/** Whether the name itself is listed (then any public address it resolves to will do). */
+/** Whether the name itself is listed (then any public address it resolves to will do; else it is not looked up). */
 export function nameListed(policy: EffectivePolicy, host: string): boolean {
   if (policy.mode === 'open') return true;
   const name = normalizeHost(host);

@@ -8,9 +8,9 @@ import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Decision } from './decide.js';
-import type { Connection, Connections, Via } from './connections.js';
+import type { CloseReason, Connection, Connections, Via } from './connections.js';
 import { HANDOFF_BYTES, handOff, handoffAfter, type Handoff } from './handoff.js';
-import { serverNameOf } from './sni.js';
+import { readClientHello } from './sni.js';
 
 export interface ProxyDeps {
   readonly sessionId: string;
@@ -83,23 +83,61 @@ function endThenClose(socket: Duplex): void {
   socket.end();
 }
 
+/** A peer that reads nothing more gets this long to take the bytes granted before the quota closed it. */
+const QUOTA_FLUSH_MS = 10_000;
+
+/**
+ * Closes a connection's two sockets: at once when the session is gone; at the quota, after the bytes
+ * granted to each are written (the last byte of the quota reaches the client), reading nothing more.
+ */
+function closeBoth(client: Duplex, upstream: Duplex, why: CloseReason): void {
+  if (why === 'gone') {
+    client.destroy();
+    upstream.destroy();
+    return;
+  }
+  for (const socket of [client, upstream]) {
+    socket.pause();
+    endThenClose(socket);
+    setTimeout(() => socket.destroy(), QUOTA_FLUSH_MS).unref();
+  }
+}
+
+/**
+ * Writes the part of `chunk` the connection may still send `direction` (all of it without a quota);
+ * false when that was not all of it or the socket wants no more for now.
+ */
+function send(connection: Connection, direction: 'up' | 'down', to: Duplex, chunk: Buffer): boolean {
+  const granted = connection.take(direction, chunk.length);
+  if (granted === 0) return false;
+  const more = to.write(granted === chunk.length ? chunk : chunk.subarray(0, granted));
+  return more && granted === chunk.length;
+}
+
+/**
+ * What to do with the client's first bytes: hold them (more are needed to judge), refuse the tunnel, or
+ * let them through (all that was held, in order).
+ */
+type Inspection = { readonly hold: true } | { readonly refuse: string } | { readonly pass: Buffer };
+
 /**
  * Pipes two sockets both ways, counting. A side that closes has the other ended after what it still
  * holds is written (an answer's last megabyte reaches the client); an error closes both at once. The
- * client's first chunk is shown to `firstChunk`, which may refuse it (the tunnel is closed with that
- * reason). Past HANDOFF_BYTES the kernel carries the rest (handoff.ts). The connection is recorded when
- * both sides are closed, or when the forwarder is gone.
+ * client's bytes are shown to `inspect` until it lets them through: held meanwhile (the server's bytes
+ * flow at once, for server-first protocols), or refused (the tunnel is closed with that reason, nothing
+ * held having reached the server). Past HANDOFF_BYTES the kernel carries the rest (handoff.ts). The
+ * connection is recorded when both sides are closed, or when the forwarder is gone.
  */
 function splice(
   client: net.Socket,
   upstream: net.Socket,
   connection: Connection,
-  firstChunk: (chunk: Buffer) => string | undefined,
+  inspect: (chunk: Buffer) => Inspection,
   handed: { current?: Handoff },
   handoffAt: number,
   allowance: () => number | undefined,
 ): void {
-  let first = true;
+  let inspecting = true;
   let open = 2;
   let moved = 0;
   const finish = (reason?: string) => {
@@ -116,21 +154,22 @@ function splice(
       connection.end(failure),
     );
   };
-  client.on('data', (chunk: Buffer) => {
+  client.on('data', (data: Buffer) => {
     if (handed.current?.taken) return;
-    if (first) {
-      first = false;
-      const refused = firstChunk(chunk);
-      if (refused !== undefined) return finish(refused);
+    let chunk = data;
+    if (inspecting) {
+      const verdict = inspect(data);
+      if ('hold' in verdict) return;
+      if ('refuse' in verdict) return finish(verdict.refuse);
+      inspecting = false;
+      chunk = verdict.pass;
     }
-    if (!connection.count('up', chunk.length)) return;
-    if (!upstream.write(chunk)) client.pause();
+    if (!send(connection, 'up', upstream, chunk)) client.pause();
     moreMoved(chunk.length);
   });
   upstream.on('data', (chunk: Buffer) => {
     if (handed.current?.taken) return;
-    if (!connection.count('down', chunk.length)) return;
-    if (!client.write(chunk)) upstream.pause();
+    if (!send(connection, 'down', client, chunk)) upstream.pause();
     moreMoved(chunk.length);
   });
   upstream.on('drain', () => handed.current?.taken || client.resume());
@@ -178,24 +217,32 @@ function onConnect(deps: ProxyDeps, req: http.IncomingMessage, client: Duplex, h
       upstream.off('error', failed);
       client.off('close', abandon);
       const handed: { current?: Handoff } = {};
-      const connection = deps.connections.open({ ...base, address: admitted.address }, () => {
+      const connection = deps.connections.open({ ...base, address: admitted.address }, (why) => {
         handed.current?.kill();
         if (handed.current?.taken) return;
-        client.destroy();
-        upstream.destroy();
+        closeBoth(client, upstream, why);
       });
       // A TLS client naming another server than the one it asked to reach is cut off: the CONNECT host
-      // is what the policy checked. Server-first protocols (SSH) flow at once; only the client's first
-      // chunk is looked at.
-      const sniRefusal = (chunk: Buffer) => {
-        const name = serverNameOf(chunk);
-        return name !== undefined && name.toLowerCase() !== target.host.toLowerCase()
-          ? `TLS server name ${name} differs from ${target.host}`
-          : undefined;
+      // is what the policy checked. Its bytes are held until its ClientHello is whole (a hello split
+      // over several writes is read whole, up to a bound: sni.ts); bytes that are no TLS handshake (SSH)
+      // pass at once, and the server's bytes flow meanwhile (server-first protocols).
+      const held: Buffer[] = [];
+      const checkHello = (chunk: Buffer): Inspection => {
+        held.push(chunk);
+        const sent = held.length === 1 ? chunk : Buffer.concat(held);
+        const hello = readClientHello(sent);
+        if (hello.kind === 'more') return { hold: true };
+        held.length = 0;
+        if (hello.kind === 'refused') return { refuse: `TLS: ${hello.reason}` };
+        const name = hello.kind === 'hello' ? hello.serverName : undefined;
+        if (name !== undefined && name.toLowerCase() !== target.host.toLowerCase()) {
+          return { refuse: `TLS server name ${name} differs from ${target.host}` };
+        }
+        return { pass: sent };
       };
       const handoffAt = handoffAfter(deps.spliceAfterBytes ?? HANDOFF_BYTES);
       const allowance = () => deps.connections.allowance(deps.sessionId);
-      splice(client as net.Socket, upstream, connection, sniRefusal, handed, handoffAt, allowance);
+      splice(client as net.Socket, upstream, connection, checkHello, handed, handoffAt, allowance);
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) client.unshift(head);
     });
@@ -261,11 +308,10 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     );
     const connection = deps.connections.open(
       { sessionId: deps.sessionId, host, port, address: admitted.address, via: 'http' },
-      () => {
+      (why) => {
         handed.current?.kill();
         if (handed.current?.taken) return;
-        upstream.destroy();
-        client.destroy();
+        closeBoth(client, upstream, why);
       },
     );
     let answered = false;
@@ -292,18 +338,20 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
     // The client gave up (or the session went): the upstream connection goes too.
     client.once('close', () => finish());
     upstream.once('connect', () => {
-      upstream.write(requestHead(req, url));
+      // Every byte the server reads is counted: the head (the URL and headers carry data too), the
+      // body, and the chunked framing.
+      if (!send(connection, 'up', upstream, Buffer.from(requestHead(req, url), 'latin1'))) req.pause();
       // The body as Node parsed it; a chunked body is chunked again (its length is not known).
       const chunked = req.headers['transfer-encoding'] !== undefined;
       req.on('data', (chunk: Buffer) => {
-        if (!connection.count('up', chunk.length)) return;
-        if (chunked) upstream.write(`${chunk.length.toString(16)}\r\n`);
-        const more = upstream.write(chunk);
-        if (!(chunked ? upstream.write('\r\n') : more)) req.pause();
+        const framed = chunked
+          ? Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')])
+          : chunk;
+        if (!send(connection, 'up', upstream, framed)) req.pause();
       });
       upstream.on('drain', () => req.resume());
       req.on('end', () => {
-        if (chunked) upstream.write('0\r\n\r\n');
+        if (chunked) send(connection, 'up', upstream, Buffer.from('0\r\n\r\n'));
         sent = true;
       });
       req.resume();
@@ -314,7 +362,7 @@ function onRequest(deps: ProxyDeps, req: http.IncomingMessage, res: http.ServerR
         upstream.setTimeout(0);
       }
       if (handed.current?.taken) return;
-      if (connection.count('down', chunk.length) && !client.write(chunk)) upstream.pause();
+      if (!send(connection, 'down', client, chunk)) upstream.pause();
       down += chunk.length;
       if (!handed.current && down >= handoffAt && sent && !upstream.readableEnded && client.writable) {
         const allowance = () => deps.connections.allowance(deps.sessionId);

@@ -100,7 +100,8 @@ export class AddressRules {
     if (this.opened.some((range) => inRange(address, range))) return { blocked: false };
     // The host's loopback is reported as such, by the range below.
     if (address.range() !== 'loopback' && this.ownAddresses().has(address.toNormalizedString())) {
-      return { blocked: true, reason: `the host's own address ${address.toString()}` };
+      // The rule, not the address: a refusal must not tell a session what a name resolved to.
+      return { blocked: true, reason: "one of the host's own addresses" };
     }
     const rule = this.blocked.find(({ range }) => inRange(address, range));
     return rule ? { blocked: true, reason: rule.reason } : { blocked: false };

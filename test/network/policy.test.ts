@@ -10,7 +10,6 @@ import { decide } from '../../src/network/decide.js';
 import { effectivePolicy, narrowPolicy } from '../../src/network/policy.js';
 import { AddressRules } from '../../src/network/ranges.js';
 import { Resolver } from '../../src/network/resolver.js';
-import { serverNameOf } from '../../src/network/sni.js';
 import type { NetworkPolicy } from '../../src/config.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'toolgate-policy-'));
@@ -40,6 +39,9 @@ const allowlist: NetworkPolicy = {
   allow: ['example.org', '*.example.com', '93.184.215.0/24'],
 };
 
+/** A listed name that resolves to loopback (DNS rebinding). */
+const rebindListed: NetworkPolicy = { mode: 'allowlist', allow: ['rebind.example.org'] };
+
 describe('egress decisions', () => {
   it.each([
     // [policy, host, allowed, reason or address]
@@ -50,8 +52,13 @@ describe('egress decisions', () => {
     [allowlist, 'evil-example.com', false, "not in the session's allow-list"],
     [allowlist, '93.184.215.99', true, '93.184.215.99'],
     [allowlist, '93.184.216.1', false, "not in the session's allow-list"],
-    [allowlist, 'rebind.example.org', false, 'it resolves to 127.0.0.1, loopback 127.0.0.0/8'],
-    [{ mode: 'open' }, 'twofaced.example.org', false, 'it resolves to 10.0.0.7, private range 10.0.0.0/8'],
+    [rebindListed, 'rebind.example.org', false, 'it resolves to a blocked address: loopback 127.0.0.0/8'],
+    [
+      { mode: 'open' },
+      'twofaced.example.org',
+      false,
+      'it resolves to a blocked address: private range 10.0.0.0/8',
+    ],
     [{ mode: 'open' }, 'mapped.example.org', false, 'link-local range (cloud metadata) 169.254.0.0/16'],
     [{ mode: 'open' }, '::ffff:127.0.0.1', false, 'loopback 127.0.0.0/8'],
     [{ mode: 'open' }, '0.0.0.0', false, 'this-network range 0.0.0.0/8'],
@@ -69,6 +76,44 @@ describe('egress decisions', () => {
     expect(decision.allowed).toBe(allowed);
     if (decision.allowed) expect(decision.address).toBe(expected);
     else expect(decision.reason).toContain(expected);
+  });
+
+  it('looks up only names the policy could allow: a range on the list is for addresses given literally', async () => {
+    // The resolver as it is, with the names it is asked for written down: a name it is asked for is a
+    // DNS query some server sees, and a sandbox could spell data into the names it asks for.
+    class WatchedResolver extends Resolver {
+      readonly asked: string[] = [];
+      override resolve(host: string) {
+        this.asked.push(host);
+        return super.resolve(host);
+      }
+    }
+    const watched = new WatchedResolver(hosts);
+    const decideWith = (policy: NetworkPolicy, host: string) =>
+      decide(rules, watched, effectivePolicy(policy), host, 443);
+    for (const name of ['c2VjcmV0.exfil.example.net', 'example.com', 'twofaced.example.org']) {
+      expect(await decideWith(allowlist, name)).toEqual({
+        allowed: false,
+        reason: "not in the session's allow-list",
+      });
+    }
+    expect(watched.asked).toEqual([]);
+    // A literal address in a listed range needs no lookup either; a listed name is looked up.
+    expect(await decideWith(allowlist, '93.184.215.99')).toMatchObject({ allowed: true });
+    expect(await decideWith(allowlist, 'api.example.com')).toMatchObject({ allowed: true });
+    expect(watched.asked).toEqual(['93.184.215.99', 'api.example.com']);
+  });
+
+  it('names the rule, never the address a name resolved to, when refusing it', async () => {
+    for (const [policy, host, hidden] of [
+      [rebindListed, 'rebind.example.org', '127.0.0.1'],
+      [{ mode: 'open' }, 'twofaced.example.org', '10.0.0.7'],
+      [{ mode: 'open' }, 'mapped.example.org', '169.254.169.254'],
+    ] as const) {
+      const decision = await check(policy as NetworkPolicy, host);
+      expect(decision.allowed).toBe(false);
+      if (!decision.allowed) expect(decision.reason).not.toContain(hidden);
+    }
   });
 
   it('refuses a port outside 1-65535', async () => {
@@ -109,27 +154,5 @@ describe('narrowing a profile policy for a session', () => {
       allow: ['x.org'],
     });
     expect(narrowPolicy({ mode: 'off' }, { mode: 'allowlist', allow: [] })).toContain('wider');
-  });
-});
-
-describe('the TLS server name of a ClientHello', () => {
-  it('reads the SNI a real TLS client sends, and nothing from other bytes', async () => {
-    const { connect } = await import('node:tls');
-    const { createServer } = await import('node:net');
-    const first = await new Promise<Buffer>((resolve) => {
-      const server = createServer((socket) => {
-        socket.once('data', (chunk) => {
-          resolve(chunk);
-          socket.destroy();
-          server.close();
-        });
-      }).listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as { port: number };
-        connect({ host: '127.0.0.1', port, servername: 'allowed.example.org' }).on('error', () => undefined);
-      });
-    });
-    expect(serverNameOf(first)).toBe('allowed.example.org');
-    expect(serverNameOf(Buffer.from('GET / HTTP/1.1\r\n\r\n'))).toBeUndefined();
-    expect(serverNameOf(first.subarray(0, 60))).toBeUndefined();
   });
 });

@@ -181,6 +181,9 @@ describe.skipIf(!spliceable)('egress bytes carried by splice', () => {
     const record = records.find((r) => r.sessionId === 'quota')!;
     expect(record.reason).toContain('egress quota');
     expect(record.bytesDown).toBe(answer.length);
+    // Exact once spliced too: the request's head sent up and the answer's bytes down make the quota.
+    expect(record.bytesUp).toBeGreaterThan(0);
+    expect(record.bytesUp + answer.length).toBe(QUOTA);
     expect(connections.quota.bytesUsed('quota')).toBe(QUOTA);
     const next = await receive(
       await connectTo(path.join(dir, 'quota.sock')),

@@ -59,6 +59,7 @@ function relay(client: net.Socket, socketPath: string, copy: boolean): void {
       // The proxy counts and audits; here nothing is counted (every byte reaches the proxy anyway).
       handed.current = handOff(client, upstream, 'both', {
         count: () => true,
+        take: (_direction, bytes) => bytes,
         allowance: () => undefined,
         ended: () => undefined,
       });

@@ -86,7 +86,6 @@ describe('kubernetes runtime pods', () => {
     validate(pod);
     expect(pod.metadata.name).toMatch(/^[a-z0-9-]+$/);
     expect(pod.metadata.annotations['toolgate.dev/session']).toBe('ses_AbC_12-x');
-    expect(pod.metadata.labels[POD_LABELS.network]).toBe('none');
     expect(pod.spec.automountServiceAccountToken).toBe(false);
     expect(pod.spec.runtimeClassName).toBe('gvisor');
     expect(pod.spec.securityContext).toMatchObject({
@@ -117,7 +116,28 @@ describe('kubernetes runtime pods', () => {
     ) as PodObject;
     validate(pod);
     expect(pod.spec.volumes.find((v) => v.name === 'workspace')?.emptyDir).toBeDefined();
-    expect(pod.metadata.labels[POD_LABELS.network]).toBe('egress');
+  });
+
+  it('every runtime pod, with the network or without, gets no pod traffic at all: its socket is the way out', () => {
+    // A pod the deny-all policy does not select keeps the pod network, and a command in it connects
+    // directly: around the proxy, the blocked ranges, the quota and the audit.
+    const selects = (policy: Record<string, unknown>, labels: Record<string, string>) => {
+      const wanted = (policy.spec as { podSelector: { matchLabels: Record<string, string> } }).podSelector
+        .matchLabels;
+      return Object.entries(wanted).every(([key, value]) => labels[key] === value);
+    };
+    const policy = runtimeNetworkPolicy('toolgate');
+    for (const start of [request(), request({ egressSocket: '/run/toolgate/egress/ses.sock' })]) {
+      const pod = runtimePod(backendConfig(), 'inst01', start) as PodObject;
+      expect(selects(policy, pod.metadata.labels), JSON.stringify(pod.metadata.labels)).toBe(true);
+    }
+    // Both directions, and no rule that lets anything through.
+    expect(policy.spec).toEqual({
+      podSelector: { matchLabels: { [POD_LABELS.role]: 'runtime' } },
+      policyTypes: ['Ingress', 'Egress'],
+    });
+    // A pod of another role (the service itself) is not fenced by it.
+    expect(selects(policy, { [POD_LABELS.role]: 'service' })).toBe(false);
   });
 
   it('claims and the deny-all NetworkPolicy are valid', () => {

@@ -43,12 +43,16 @@ export async function createKubernetesBackend(
   const { namespace } = config;
   // One instance per data dir, as with docker (replicas sharing sessions share a data dir's identity).
   const instance = createHash('sha256').update(options.dataDir).digest('hex').slice(0, 10);
-  await networking
-    .createNamespacedNetworkPolicy({
+  // Replaced when it exists: an older release's policy fenced only the pods without the network.
+  const policy = runtimeNetworkPolicy(namespace) as k8s.V1NetworkPolicy;
+  await networking.createNamespacedNetworkPolicy({ namespace, body: policy }).catch(async (err: unknown) => {
+    if (codeOf(err) !== 409) throw err;
+    await networking.replaceNamespacedNetworkPolicy({
+      name: policy.metadata!.name!,
       namespace,
-      body: runtimeNetworkPolicy(namespace) as k8s.V1NetworkPolicy,
-    })
-    .catch(ignoring(409));
+      body: policy,
+    });
+  });
 
   const deletePod = (name: string) =>
     core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }).catch(ignoring(404));

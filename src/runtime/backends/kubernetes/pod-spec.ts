@@ -1,7 +1,8 @@
 // The Kubernetes objects of one session runtime: its pod, its workspace claim and the NetworkPolicy that
 // fences runtime pods. Pure (no client), so tests validate them against the Kubernetes schemas. The
 // security settings mirror the docker backend's: no service account token, non-root, read-only root,
-// all capabilities dropped, RuntimeDefault seccomp, resources from the backend's limits, no network.
+// all capabilities dropped, RuntimeDefault seccomp, resources from the backend's limits, no pod network
+// (a session with the network reaches out through its egress proxy's Unix socket, mounted in).
 import { createHash } from 'node:crypto';
 import type { KubernetesBackendConfig } from '../../../config.js';
 import { KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
@@ -18,8 +19,6 @@ export const POD_LABELS = {
   instance: 'toolgate.dev/instance',
   /** sha256 of the session id (a label value cannot hold every id); the id itself is an annotation. */
   sessionHash: 'toolgate.dev/session-hash',
-  /** "none" (NetworkPolicy denies everything) or "egress" (only the egress proxy; see docs/scaling.md). */
-  network: 'toolgate.dev/network',
 } as const;
 export const SESSION_ANNOTATION = 'toolgate.dev/session';
 
@@ -95,7 +94,6 @@ export function runtimePod(
         [POD_LABELS.role]: 'runtime',
         [POD_LABELS.instance]: instance,
         [POD_LABELS.sessionHash]: hashOf(request.sessionId),
-        [POD_LABELS.network]: egress ? 'egress' : 'none',
       },
       annotations: { [SESSION_ANNOTATION]: request.sessionId },
     },
@@ -164,14 +162,19 @@ export function runtimePod(
   };
 }
 
-/** Runtime pods labelled network=none get no traffic in or out: no rule, both directions. */
+/**
+ * Every runtime pod gets no pod traffic in or out: no rule, both directions. A session with the network
+ * too: its one way out is the egress proxy's Unix socket (a hostPath mount, not the pod network), so a
+ * command that connects directly reaches nothing, and the proxy's policy, blocked ranges, quota and
+ * audit cannot be gone around. The service reaches the pod through the API server's attach stream.
+ */
 export function runtimeNetworkPolicy(namespace: string): Json {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
     metadata: { name: 'toolgate-runtime-deny-all', namespace },
     spec: {
-      podSelector: { matchLabels: { [POD_LABELS.role]: 'runtime', [POD_LABELS.network]: 'none' } },
+      podSelector: { matchLabels: { [POD_LABELS.role]: 'runtime' } },
       policyTypes: ['Ingress', 'Egress'],
     },
   };
