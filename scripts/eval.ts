@@ -2,8 +2,10 @@
 //   [--out report.json] [--junit report.xml] [--variants variants.json] [--tools-dir dir] [--url URL --key KEY]
 // Runs eval datasets through a toolgate app of its own (built from the environment like `npm start`, on a
 // temporary data dir that is removed afterwards) or a running server (--url). Prints a table per
-// variant and tool and every failure; exits 1 when a case fails (with --compare: when one regressed).
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// variant and tool and every failure. Exit codes (docs/evals.md): 0 every case passed; 1 a case failed
+// (with --compare: one regressed); 2 the run could not start from its inputs (usage, a dataset that is
+// not one, a tool no target has, an unreadable --variants or --compare file), printed as one line.
+import { mkdtempSync, promises as fs, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,11 +13,15 @@ import { parseArgs } from 'node:util';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { listDatasetFiles, loadDatasetFile, type Dataset } from '../src/evals/dataset.js';
+import { checkDatasetTools } from '../src/evals/tool-check.js';
+import { isToolgateError } from '../src/lib/errors.js';
 import { junitXml } from '../src/evals/junit.js';
 import type { EvalReport } from '../src/evals/report-schema.js';
 import { runEvals, type EvalTarget } from '../src/evals/runner.js';
 import { fetchTransport, injectTransport } from '../src/evals/transport.js';
-import { DEFAULT_VARIANT, type Variant } from '../src/evals/variant.js';
+import { DEFAULT_VARIANT, VariantSchema, type Variant } from '../src/evals/variant.js';
+import { jsonSyntaxProblem } from '../src/evals/dataset-location.js';
+import { Value } from 'typebox/value';
 import { printReport } from './eval-print.js';
 
 const { values, positionals } = parseArgs({
@@ -39,24 +45,95 @@ if (positionals.length === 0) {
   process.exit(2);
 }
 
+/** Exit code of a run that could not start from its inputs (a case failing is 1). */
+const INPUT_ERROR = 2;
+
+/** A problem with the inputs: one line, no stack, exit 2. */
+class InputError extends Error {}
+
 async function datasetsOf(args: string[]): Promise<Dataset[]> {
   const files = (
-    await Promise.all(args.map(async (arg) => (statSync(arg).isDirectory() ? listDatasetFiles(arg) : [arg])))
+    await Promise.all(
+      args.map(async (arg) => {
+        const stat = await fs.stat(arg).catch(() => undefined);
+        if (!stat) throw new InputError(`Dataset ${arg}: no such file or folder`);
+        if (!stat.isDirectory()) return [arg];
+        const inFolder = await listDatasetFiles(arg);
+        if (inFolder.length === 0)
+          throw new InputError(`Dataset folder ${arg}: no .jsonl, .yaml or .json file`);
+        return inFolder;
+      }),
+    )
   ).flat();
   return Promise.all(files.map((file) => loadDatasetFile(file)));
 }
 
+/** A JSON file given on the command line (--variants, --compare), its errors naming it and the line. */
+function jsonFile<T>(option: string, file: string): T {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError(
+      `--${option} ${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    const { line, message } = jsonSyntaxProblem(err, text);
+    throw new InputError(`--${option} ${file}, line ${line}: cannot be read as JSON: ${message}`);
+  }
+}
+
 type VariantSpec = Variant & { env?: Record<string, string> };
 
-const datasets = await datasetsOf(positionals);
-const specs: VariantSpec[] = values.variants
-  ? (JSON.parse(readFileSync(values.variants, 'utf8')) as VariantSpec[])
-  : [DEFAULT_VARIANT];
-const previous = values.compare
-  ? (JSON.parse(readFileSync(values.compare, 'utf8')) as EvalReport)
-  : undefined;
+function variantsOf(file: string): VariantSpec[] {
+  const specs = jsonFile<unknown>('variants', file);
+  if (!Array.isArray(specs)) throw new InputError(`--variants ${file}: expected a list of variants`);
+  specs.forEach((spec: unknown, i) => {
+    const { env, ...variant } = (spec ?? {}) as Record<string, unknown>;
+    const problem = Value.Errors(VariantSchema, variant)[0] as
+      { instancePath: string; message: string } | undefined;
+    const badEnv = env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env));
+    if (problem || badEnv) {
+      const [field, message] = problem
+        ? [problem.instancePath || '/', problem.message]
+        : ['/env', 'must be an object'];
+      throw new InputError(`--variants ${file}, variant ${i + 1}: ${field}: ${message}`);
+    }
+  });
+  return specs as VariantSpec[];
+}
+
+/** Runs `start`; an input problem ends the process with one line and exit 2 (after `cleanup`). */
+async function inputs<T>(
+  start: () => Promise<T> | T,
+  cleanup: () => Promise<void> = async () => {},
+): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    const isDatasetError = isToolgateError(err) && err.code === 'VALIDATION_FAILED';
+    if (!(err instanceof InputError) && !isDatasetError) throw err;
+    await cleanup();
+    console.error(`eval: ${(err as Error).message}`);
+    process.exit(INPUT_ERROR);
+  }
+}
+
+const datasets = await inputs(() => datasetsOf(positionals));
+const specs: VariantSpec[] = await inputs(() =>
+  values.variants ? variantsOf(values.variants) : [DEFAULT_VARIANT],
+);
+const previous = await inputs(() =>
+  values.compare ? jsonFile<EvalReport>('compare', values.compare) : undefined,
+);
 
 const cleanups: (() => Promise<void>)[] = [];
+const closeAll = async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+};
 async function localTarget(variant: Variant, env: Record<string, string> = {}): Promise<EvalTarget> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-eval-'));
   const adminToken = `tga_eval_${randomBytes(16).toString('hex')}`;
@@ -96,6 +173,11 @@ try {
       targets.push({ ...shared, variant });
     }
   }
+  // A tool no target has is a broken dataset: said before any case runs, with the apps closed first.
+  await inputs(
+    () => checkDatasetTools(datasets, targets, values.tool),
+    () => closeAll(),
+  );
   let lastShown = 0;
   report = await runEvals(datasets, targets, {
     concurrency: values.concurrency ? Number(values.concurrency) : undefined,
@@ -111,7 +193,7 @@ try {
   });
   if (process.stderr.isTTY) process.stderr.write('\n');
 } finally {
-  for (const cleanup of cleanups) await cleanup();
+  await closeAll();
 }
 
 printReport(report);

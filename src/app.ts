@@ -46,6 +46,8 @@ declare module 'fastify' {
 export interface BuildOptions extends ServiceOptions {
   /** false silences request logs (tests); default: pino at config.logLevel. */
   logger?: boolean;
+  /** Where the log's JSON lines go instead of stdout (tests read what the app logs). */
+  logStream?: { write(line: string): void };
   /** The log goes to an interactive terminal: LOG_FORMAT=auto then prints readable lines. */
   terminal?: boolean;
 }
@@ -64,11 +66,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger:
       options.logger === false
         ? false
-        : loggerOptions(
-            config.logLevel,
-            traceFields,
-            config.logFormat === 'pretty' || (config.logFormat === 'auto' && options.terminal === true),
-          ),
+        : {
+            ...loggerOptions(
+              config.logLevel,
+              traceFields,
+              config.logFormat === 'pretty' || (config.logFormat === 'auto' && options.terminal === true),
+            ),
+            ...(options.logStream ? { stream: options.logStream } : {}),
+          },
     // Our own onResponse hook writes the one line per request (with session and tool).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.limits.bodyLimitBytes,

@@ -126,6 +126,25 @@ export interface ServiceOptions {
   runner?: RunnerOptions;
 }
 
+/**
+ * Execution turned off at start (TOOLGATE_SANDBOX=auto or bwrap where bubblewrap cannot run) is said once,
+ * in the log, with the reason and the fix: otherwise only /readyz (executionEnabled: false) and every
+ * run_command's SANDBOX_UNAVAILABLE would tell.
+ */
+function warnExecutionDisabled(logger: ToolLogger, reason: string): void {
+  logger.warn(
+    {
+      reason,
+      fix:
+        'in a container, run it with the security options docker-compose.yml sets for the toolgate ' +
+        'service (security_opt: its seccomp profile, apparmor=unconfined, systempaths=unconfined; see ' +
+        'docs/sandbox.md); on a host, install bubblewrap and util-linux (prlimit) and allow unprivileged ' +
+        'user namespaces; or set TOOLGATE_SANDBOX=none to run commands without isolation',
+    },
+    'execution is disabled: run_command and the other execution tools answer SANDBOX_UNAVAILABLE',
+  );
+}
+
 export async function createServices(
   config: Config,
   logger: ToolLogger,
@@ -135,6 +154,7 @@ export async function createServices(
   const workspaces = new WorkspaceManager(path.join(config.dataDir, 'workspaces'));
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner, config.containers);
+  if (!runner.status.available) warnExecutionDisabled(logger, runner.status.detail);
   const toolFolders = config.toolsDir
     ? await loadToolFolders(config.toolsDir, { defaultCategory: config.toolFolders.category })
     : [];

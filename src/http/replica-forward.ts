@@ -102,18 +102,28 @@ export async function registerReplicaForward(
           if (failed.sent) return;
           failed.header('retry-after', '1');
           failed.send(
-            toolgateError(
-              'RUNTIME_UNAVAILABLE',
-              unreached
-                ? 'The replica serving this session is gone; the session moves to another replica'
-                : 'The replica serving this session did not answer',
-              {
-                suggestion: unreached
-                  ? 'Retry the request (with the same Idempotency-Key): it is served by another replica now.'
-                  : 'Retry with the same Idempotency-Key: a call that ran is answered from its stored result.',
-                details: { replica: lease.replicaId },
-              },
-            ),
+            // Two outcomes, two codes: never reached (nothing ran, safe to retry) and reached, then the
+            // replica failed (it may have run, and its result may never have been stored: a retry with
+            // the same Idempotency-Key can run it again). docs/scaling.md states the guarantee.
+            unreached
+              ? toolgateError(
+                  'RUNTIME_UNAVAILABLE',
+                  'The replica serving this session is gone; the session moves to another replica',
+                  {
+                    suggestion:
+                      'Retry the request (with the same Idempotency-Key): it never reached a replica, and is served by another one now.',
+                    details: { replica: lease.replicaId },
+                  },
+                )
+              : toolgateError(
+                  'OUTCOME_UNKNOWN',
+                  'The replica serving this session failed after the request reached it: the call may or may not have run',
+                  {
+                    suggestion:
+                      'A read is safe to retry. Before retrying a call that writes or executes, check its effect (read the file, list the audit with GET /v1/audit): if that replica died before storing the result, a retry with the same Idempotency-Key runs it again.',
+                    details: { replica: lease.replicaId },
+                  },
+                ),
           );
         });
       },

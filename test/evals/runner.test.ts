@@ -181,7 +181,7 @@ describe('the eval runner', () => {
     );
     expect(bad('{"name":"a"}')).toMatch(/needs "tool"/);
     expect(bad('{"name":"a","tool":"x"}\n{"name":"a","tool":"y"}')).toMatch(
-      /line 2 \(a\): the name is used twice/,
+      /line 2 \(a\): \/name: the name is used twice/,
     );
     expect(bad('{oops')).toMatch(/cannot be read/);
     expect(bad('- name: a\n  tool: x\n  via: telnet\n', 'yaml')).toMatch(/case 1 \(a\): \/via/);

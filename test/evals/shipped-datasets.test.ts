@@ -10,6 +10,9 @@ import { injectTransport } from '../../src/evals/transport.js';
 import { DEFAULT_VARIANT } from '../../src/evals/variant.js';
 import { ADMIN_KEY, injectApp, type InjectApp } from '../helpers/app.js';
 
+const pinsRipgrep = (input: unknown): boolean =>
+  typeof input === 'object' && input !== null && (input as { engine?: unknown }).engine === 'ripgrep';
+
 const EXAMPLE_TOOLS = path.resolve(import.meta.dirname, '../../examples/tools');
 
 let t: InjectApp;
@@ -38,6 +41,15 @@ describe('the shipped eval datasets', () => {
     }
     expect(tools).toContain('count_files');
     expect(tools).toContain('count_words');
+  });
+
+  it('never pin the ripgrep engine: they pass on a machine with only Node (rg missing), as README promises', () => {
+    const pinned = datasets.flatMap((d) =>
+      d.cases
+        .filter((c) => [c.input, ...(c.calls ?? []).map((call) => call.input)].some(pinsRipgrep))
+        .map((c) => `${d.name}/${c.name}`),
+    );
+    expect(pinned).toEqual([]);
   });
 
   it('pass, every case, and leave no session behind', async () => {

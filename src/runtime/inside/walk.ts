@@ -10,6 +10,7 @@ import { globPattern } from '../../search/globs.js';
 import { VCS_DIRS } from '../../search/ignored-dirs.js';
 import { walkWorkspace } from './workspace-walk.js';
 import { ripgrepAvailable, runGrep } from './grep/select.js';
+import { compilePattern } from './grep/javascript.js';
 import { reply, type Handlers } from './handler.js';
 import { looksBinary } from '../../lib/text.js';
 
@@ -119,9 +120,13 @@ export const walkHandlers: Handlers<WalkOps> = {
     if (!stat) throw toolgateError('FILE_NOT_FOUND', `No such file or directory: ${target.relative}`);
     ripgrep ??= ripgrepAvailable();
     const hasRipgrep = await ripgrep;
+    // An invalid pattern is a 400 INVALID_REGEX whichever engine runs, and before anything else can fail:
+    // where the JavaScript engine would judge it (no rg here, or asked for), it is compiled up front, so
+    // a missing ripgrep or a FIFO that is never searched does not answer an invalid regex differently.
+    if (args.engine === 'javascript' || !hasRipgrep) compilePattern(args);
     if (args.engine === 'ripgrep' && !hasRipgrep) {
       throw toolgateError('TOOL_FAILED', 'ripgrep is not installed here', {
-        suggestion: 'Use engine: "auto".',
+        suggestion: 'Use engine: "auto" (the JavaScript engine gives the same results).',
       });
     }
     // A FIFO, socket or device is never searched (opening one could block).

@@ -82,6 +82,35 @@ describe('sandbox backends', () => {
     expect(ready.body.checks.sandbox).toMatchObject({ ok: true, backend: null, executionEnabled: false });
   });
 
+  it('says once in the log at start that execution is disabled, with the reason and the fix', async () => {
+    const lines: string[] = [];
+    t = await injectApp(
+      { TOOLGATE_SANDBOX: 'auto', LOG_LEVEL: 'info' },
+      {
+        runner: { bwrapPath: '/nonexistent/bwrap' },
+        logger: true,
+        logStream: { write: (line) => lines.push(line) },
+      },
+    );
+    const warnings = lines
+      .map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string; fix?: string })
+      .filter((entry) => entry.level === 40 && /execution is disabled/.test(entry.msg));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0].reason).toMatch(/\/nonexistent\/bwrap/);
+    expect(warnings[0].fix).toMatch(/docker-compose\.yml/);
+    expect(warnings[0].fix).toMatch(/apparmor=unconfined, systempaths=unconfined/);
+    expect(warnings[0].fix).toMatch(/TOOLGATE_SANDBOX=none/);
+  });
+
+  it('says nothing of it when the sandbox works', async () => {
+    const lines: string[] = [];
+    t = await injectApp(
+      { TOOLGATE_SANDBOX: 'none', LOG_LEVEL: 'info' },
+      { logger: true, logStream: { write: (line) => lines.push(line) } },
+    );
+    expect(lines.join('')).not.toMatch(/execution is disabled/);
+  });
+
   it('reports not ready when TOOLGATE_SANDBOX=bwrap and bwrap does not work', async () => {
     t = await injectApp({ TOOLGATE_SANDBOX: 'bwrap' }, { runner: { bwrapPath: '/nonexistent/bwrap' } });
     const ready = await t.http.get('/readyz');
