@@ -4,13 +4,33 @@
 # lines use (toolgate/runtime-base), then python and node are layered on it without pulling anything.
 # An image that exists already is kept (delete it to rebuild); the root file systems are cached as
 # tarballs under $TOOLGATE_IMAGE_CACHE so a wiped Docker engine is refilled without debootstrap.
-# Needs root, debootstrap, dockerd running and the Debian apt mirror.
+# Needs root, debootstrap, dockerd running and a Debian apt mirror: $DEBIAN_MIRROR, or the one this
+# host's apt already uses (the first Debian archive in /etc/apt/sources.list or a deb822 `URIs:` line of
+# /etc/apt/sources.list.d/*.sources), so the build works behind whatever mirror the machine is set up with.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TAG="${TOOLGATE_RUNTIME_IMAGE_TAG:-1}"
 CACHE="${TOOLGATE_IMAGE_CACHE:-/var/cache/toolgate-runtime-images}"
-MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-BASE_PACKAGES="bash,coreutils,util-linux,ripgrep,git,ca-certificates,procps"
+# The first archive URI of the host's apt sources that serves Debian itself (not -security, -updates
+# or a third-party repository): the one-line format's `deb [opts] URI suite` and deb822's `URIs:`.
+host_debian_mirror() {
+  local files=() f
+  [ -r /etc/apt/sources.list ] && files+=(/etc/apt/sources.list)
+  for f in /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do [ -r "$f" ] && files+=("$f"); done
+  [ ${#files[@]} -gt 0 ] || return 0
+  awk '
+    /^[[:space:]]*deb[[:space:]]/ { sub(/\[[^]]*\][[:space:]]*/, ""); print $2; next }
+    /^[[:space:]]*URIs:/ { for (i = 2; i <= NF; i++) print $i }
+  ' "${files[@]}" | grep -E '/debian/?$' | head -1
+}
+MIRROR="${DEBIAN_MIRROR:-$(host_debian_mirror)}"
+if [ -z "$MIRROR" ]; then
+  echo "build-runtime-images: no Debian mirror: set DEBIAN_MIRROR, or give this host a Debian apt source" >&2
+  exit 1
+fi
+# curl, git, ca-certificates and make are what agents expect in any toolchain image (fetch a file, clone a
+# repository, run a Makefile); every image is built on this base, so each one has them.
+BASE_PACKAGES="bash,coreutils,util-linux,ripgrep,git,ca-certificates,procps,curl,make"
 PYTHON_PACKAGES="python3 python3-venv python3-pip"
 mkdir -p "$CACHE"
 
