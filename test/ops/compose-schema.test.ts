@@ -18,7 +18,7 @@ const haveSchema = existsSync(schemaFile);
 if (!haveSchema) {
   console.log(
     `skipping the Compose schema check: no ${schemaFile} (set TOOLGATE_COMPOSE_SCHEMA to the Compose ` +
-      'Specification\'s schema/compose-spec.json)',
+      "Specification's schema/compose-spec.json)",
   );
 }
 let compiled: ValidateFunction | undefined;

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { dockerUnavailable } from '../helpers/docker.js';
 import { REPO_ROOT } from './child-server.js';
 
-const table = JSON.parse(
-  readFileSync(path.join(REPO_ROOT, 'docker/runtime-images/images.json'), 'utf8'),
-) as { runtimeBackend: { images: Record<string, string> } };
+const table = JSON.parse(readFileSync(path.join(REPO_ROOT, 'docker/runtime-images/images.json'), 'utf8')) as {
+  runtimeBackend: { images: Record<string, string> };
+};
 const tag = process.env.TOOLGATE_RUNTIME_IMAGE_TAG;
 const images = Object.entries(table.runtimeBackend.images).map(
   ([key, image]) => [key, tag ? image.replace(/:[^:/]+$/, `:${tag}`) : image] as const,
