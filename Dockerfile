@@ -13,7 +13,19 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The build writes the runtime bundle once (dist/src/runtime/runtime.cjs, src/runtime/bundle.ts), so the
+# image neither bundles at each start nor keeps esbuild and tsx (development dependencies, pruned).
 RUN npm run build && npm prune --omit=dev
+# What the runtime never loads: better-sqlite3 13's prebuilt binaries for the other platforms and its
+# SQLite sources (it loads prebuilds/<platform>-<arch>.node, N-API), and on Node 22 and later
+# better-sqlite3 12, the Node 20 driver (src/store/sqlite-driver.ts), with its sources and build tree.
+RUN cd node_modules/better-sqlite3-napi \
+ && keep="$(node -p 'process.platform + "-" + process.arch').node" \
+ && test -f "prebuilds/$keep" \
+ && find prebuilds -name '*.node' ! -name "$keep" -delete \
+ && rm -rf deps src binding.gyp \
+ && cd /app \
+ && if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then rm -rf node_modules/better-sqlite3; fi
 
 FROM ${NODE_IMAGE} AS runtime
 # Toolchains for the sessions' commands with the bwrap backend (they see this image's system):
@@ -21,9 +33,11 @@ FROM ${NODE_IMAGE} AS runtime
 ARG EXTRA_PACKAGES=""
 # ripgrep: grep/search tools; bubblewrap: the command sandbox; git: agents expect it in a coding
 # workspace; tini: reaps the processes commands leave behind and forwards signals to node.
+# apt-get clean: the downloaded .debs stay in the layer where the base lacks Debian's docker-clean config.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ripgrep bubblewrap git tini ca-certificates ${EXTRA_PACKAGES} \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 RUN groupadd --system --gid 10001 toolgate \
  && useradd --system --uid 10001 --gid toolgate --home-dir /data --shell /usr/sbin/nologin toolgate \
  && mkdir -p /data \

@@ -91,6 +91,9 @@ export const ERROR_CODES = {
   SHUTTING_DOWN: spec(503, 'system_error'),
   CAPACITY_EXHAUSTED: spec(503, 'system_error'),
   INTERNAL_ERROR: spec(500, 'system_error'),
+  // the load balancer in front of replicas (docker/haproxy/haproxy.cfg answers these itself, in the envelope)
+  REPLICA_FAILED: spec(502, 'system_error'),
+  NO_REPLICA_AVAILABLE: spec(503, 'system_error'),
 } as const satisfies Record<string, CodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

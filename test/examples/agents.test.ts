@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { needs } from '../helpers/requires.js';
 import { startFakeChat, type ChatRequest, type ScriptedReply } from './fake-chat.js';
 
 const run = promisify(execFile);
@@ -42,9 +43,11 @@ const script: ((request: ChatRequest) => ScriptedReply)[] = [
 ];
 
 describe.each([
-  ['python', 'python3', ['examples/python/agent.py']],
+  ...(needs('python3', 'the python example agent')
+    ? []
+    : [['python', 'python3', ['examples/python/agent.py']]]),
   ['typescript', process.execPath, ['--import', 'tsx', 'examples/typescript/agent.ts']],
-])('the %s example agent', (_language, command, args) => {
+] as [string, string, string[]][])('the %s example agent', (_language, command, args) => {
   let t: TestApp;
   let toolgateUrl: string;
   beforeAll(async () => {

@@ -1,5 +1,5 @@
 // What a test needs from the machine beyond Node and npm ci: a bubblewrap that works here, ripgrep,
-// redis-server, Chromium, root, a PostgreSQL server. `npm test` must pass on a machine without them
+// python3, git, redis-server, Chromium, root, a PostgreSQL server. `npm test` must pass on a machine without them
 // (macOS, an unprivileged container, a newcomer's laptop): a test that needs a missing piece skips, and
 // one printed line says what is missing and how to get it; everything else runs, on the unisolated
 // runtime when bwrap does not work. `.ci/run` installs everything (and starts PostgreSQL) and sets
@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { findBwrap, findPrlimit } from '../../src/runtime/runner/host.js';
 
-export type Piece = 'bwrap' | 'ripgrep' | 'redis' | 'chromium' | 'root' | 'postgres';
+export type Piece = 'bwrap' | 'ripgrep' | 'python3' | 'git' | 'redis' | 'chromium' | 'root' | 'postgres';
 
 /** Chromium for the console tests (Debian's package unless TOOLGATE_CHROMIUM names another). */
 export const CHROMIUM = process.env.TOOLGATE_CHROMIUM ?? '/usr/bin/chromium';
@@ -34,6 +34,13 @@ const PIECES: Record<Piece, { what: string; how: string; present: () => boolean 
     present: bwrapWorks,
   },
   ripgrep: { what: 'ripgrep (rg)', how: 'apt-get install ripgrep', present: () => runs('rg', ['--version']) },
+  // Commands the tests run in a session (the runtime sees the host's /usr) or on the host.
+  python3: {
+    what: 'python3',
+    how: 'apt-get install python3',
+    present: () => runs('python3', ['--version']),
+  },
+  git: { what: 'git', how: 'apt-get install git', present: () => runs('git', ['--version']) },
   redis: {
     what: 'redis-server',
     how: 'apt-get install redis-server',

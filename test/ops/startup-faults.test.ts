@@ -69,13 +69,22 @@ describe('start-up faults: one clear line and exit code 1', () => {
     );
   }, 40_000);
 
-  it('a data dir on a read-only file system (root) or without write permission (others)', async () => {
+  it('a data dir on a read-only file system (root) or without write permission (others)', async (context) => {
     const base = tempDir('toolgate-startup-');
     const target = path.join(base, 'ro');
     mkdirSync(target);
     if (isRoot) {
-      // A read-only bind mount of an empty directory: root's permissions cannot write through it.
-      execFileSync('mount', ['--bind', target, target]);
+      // A read-only bind mount of an empty directory: root's permissions cannot write through it. Root in
+      // a container may not mount (no CAP_SYS_ADMIN), and ignores file modes: nothing to test there.
+      try {
+        execFileSync('mount', ['--bind', target, target], { stdio: 'pipe' });
+      } catch (err) {
+        const line = `skipped the read-only data dir test: root may not mount here (${String((err as { stderr?: unknown }).stderr ?? err).trim()})`;
+        if (process.env.TOOLGATE_TEST_REQUIRE_ALL === '1')
+          throw new Error(`TOOLGATE_TEST_REQUIRE_ALL=1: ${line}`);
+        console.warn(line);
+        context.skip();
+      }
       mounts.push(target);
       execFileSync('mount', ['-o', 'remount,bind,ro', target]);
       const outcome = await startExpectingExit({ TOOLGATE_DATA_DIR: path.join(target, 'data') });

@@ -72,12 +72,15 @@ describe.skipIf(needs('bwrap', 'the bwrap isolation tests'))('run_command with b
       `(echo -e "GET /healthz HTTP/1.0\\r\\n\\r\\n" > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo CONNECTED || echo REFUSED`,
     );
     expect(bashTcp.stdout.trim()).toBe('REFUSED');
-    const python = await run(
-      a,
-      `python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ${port}), timeout=2); print('CONNECTED')" 2>&1 | tail -1`,
-    );
-    expect(python.stdout).not.toContain('CONNECTED');
-    expect(python.stdout).toMatch(/refused|unreachable/i);
+    // The same with a socket library, where python3 is here to make one.
+    if (!needs('python3', 'the python3 probe of the loopback isolation test')) {
+      const python = await run(
+        a,
+        `python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ${port}), timeout=2); print('CONNECTED')" 2>&1 | tail -1`,
+      );
+      expect(python.stdout).not.toContain('CONNECTED');
+      expect(python.stdout).toMatch(/refused|unreachable/i);
+    }
     const interfaces = await run(a, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
     expect(interfaces.stdout.trim()).toBe('lo');
   });

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
+import { needs } from '../helpers/requires.js';
 import { gitView, readTree } from './tree.js';
 
 const SEED: Record<string, string> = {
@@ -45,61 +46,65 @@ describe('the session’s changes', () => {
     expect(res.body).toEqual({ since: 'start', files: [], totals: { files: 0, additions: 0, deletions: 0 } });
   });
 
-  it('gives a diff that git apply turns a pristine copy into the workspace, byte for byte', async () => {
-    // Tools…
-    expect((await t.call(session, 'read_file', { path: 'a.txt' })).status).toBe(200);
-    const edit = await t.call(session, 'edit_file', {
-      path: 'a.txt',
-      old_string: 'four\n',
-      new_string: 'FOUR\n4\n',
-    });
-    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
-    expect(
-      (await t.call(session, 'write_file', { path: 'src/new.ts', content: 'export const x = 1;\n' })).status,
-    ).toBe(200);
-    // …and commands only.
-    await run(
-      [
-        "printf 'appended by a command\\n' >> cmd.txt",
-        'rm b.txt',
-        'mv c.txt renamed.txt',
-        'chmod +x script.sh',
-        "printf '\\000\\001\\377more' >> img.bin",
-        'head -c 5000 /dev/urandom > random.bin',
-        'ln -s a.txt link-to-a',
-        'touch empty.txt',
-        "printf 'still no newline, changed' > no-newline.txt",
-        "mkdir -p deep/er && printf 'x\\ny\\n' > deep/er/file.txt",
-        "printf 'spaces\\n' > 'name with spaces.txt'",
-        'printf \'q\\n\' > "$(printf \'tab\\there "quoted"\')"',
-        "printf 'crlf\\r\\nlines\\r\\n' > crlf.txt",
-      ].join(' && '),
-    );
+  it.skipIf(needs('git', 'the git apply check of the changes patch'))(
+    'gives a diff that git apply turns a pristine copy into the workspace, byte for byte',
+    async () => {
+      // Tools…
+      expect((await t.call(session, 'read_file', { path: 'a.txt' })).status).toBe(200);
+      const edit = await t.call(session, 'edit_file', {
+        path: 'a.txt',
+        old_string: 'four\n',
+        new_string: 'FOUR\n4\n',
+      });
+      expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+      expect(
+        (await t.call(session, 'write_file', { path: 'src/new.ts', content: 'export const x = 1;\n' }))
+          .status,
+      ).toBe(200);
+      // …and commands only.
+      await run(
+        [
+          "printf 'appended by a command\\n' >> cmd.txt",
+          'rm b.txt',
+          'mv c.txt renamed.txt',
+          'chmod +x script.sh',
+          "printf '\\000\\001\\377more' >> img.bin",
+          'head -c 5000 /dev/urandom > random.bin',
+          'ln -s a.txt link-to-a',
+          'touch empty.txt',
+          "printf 'still no newline, changed' > no-newline.txt",
+          "mkdir -p deep/er && printf 'x\\ny\\n' > deep/er/file.txt",
+          "printf 'spaces\\n' > 'name with spaces.txt'",
+          'printf \'q\\n\' > "$(printf \'tab\\there "quoted"\')"',
+          "printf 'crlf\\r\\nlines\\r\\n' > crlf.txt",
+        ].join(' && '),
+      );
 
-    const res = await t.http
-      .get(`/v1/sessions/${session.id}/changes`)
-      .set('authorization', `Bearer ${session.token}`);
-    expect(res.status).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/x-diff/);
-    const diff = res.text;
-    expect(diff).toContain('diff --git a/b.txt b/b.txt\ndeleted file mode 100644');
-    expect(diff).toContain('rename from c.txt\nrename to renamed.txt');
-    expect(diff).toContain('old mode 100644\nnew mode 100755');
-    expect(diff).toContain('new file mode 120000');
-    expect(diff).toContain('GIT binary patch');
+      const res = await t.http
+        .get(`/v1/sessions/${session.id}/changes`)
+        .set('authorization', `Bearer ${session.token}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/x-diff/);
+      const diff = res.text;
+      expect(diff).toContain('diff --git a/b.txt b/b.txt\ndeleted file mode 100644');
+      expect(diff).toContain('rename from c.txt\nrename to renamed.txt');
+      expect(diff).toContain('old mode 100644\nnew mode 100755');
+      expect(diff).toContain('new file mode 120000');
+      expect(diff).toContain('GIT binary patch');
 
-    // A pristine copy of the seed files, patched by git, is the workspace.
-    const pristine = tempDir('toolgate-pristine-');
-    for (const [file, content] of Object.entries(SEED)) {
-      mkdirSync(path.dirname(path.join(pristine, file)), { recursive: true });
-      writeFileSync(path.join(pristine, file), content);
-    }
-    // The patch lives outside the tree it patches (and goes with its own temp dir).
-    const patch = path.join(tempDir('toolgate-patch-'), 'changes.patch');
-    writeFileSync(patch, diff);
-    execFileSync('git', ['apply', '--whitespace=nowarn', patch], { cwd: pristine });
-    expect(gitView(readTree(pristine))).toEqual(gitView(readTree(workspaceOf(session.id))));
-  });
+      // A pristine copy of the seed files, patched by git, is the workspace.
+      const pristine = tempDir('toolgate-pristine-');
+      for (const [file, content] of Object.entries(SEED)) {
+        mkdirSync(path.dirname(path.join(pristine, file)), { recursive: true });
+        writeFileSync(path.join(pristine, file), content);
+      }
+      // The patch lives outside the tree it patches (and goes with its own temp dir).
+      const patch = path.join(tempDir('toolgate-patch-'), 'changes.patch');
+      writeFileSync(patch, diff);
+      execFileSync('git', ['apply', '--whitespace=nowarn', patch], { cwd: pristine });
+      expect(gitView(readTree(pristine))).toEqual(gitView(readTree(workspaceOf(session.id))));
+    },
+  );
 
   it('summarises the same changes as JSON, with statuses and line counts', async () => {
     const res = await t.http

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectApp, tempDir, type InjectApp } from '../helpers/app.js';
+import { needs } from '../helpers/requires.js';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -16,7 +17,7 @@ const freePort = () =>
     });
   });
 
-describe('sessions from git', () => {
+describe.skipIf(needs('git', 'the sessions-from-git tests'))('sessions from git', () => {
   let t: InjectApp;
   let repos: string;
   let daemon: ChildProcess;

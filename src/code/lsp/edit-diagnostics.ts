@@ -4,7 +4,8 @@
 // news. One hook wraps a tool's whole change (`withEditDiagnostics`); the tools add only the input switch,
 // the output field and one render line. It never starts a server (a first start takes seconds, and an
 // edit must not pay for it): with no server running for the session yet, or one still starting, the
-// result says so at once. A server that does not answer within `lsp.editBudgetMs` leaves what it gave.
+// result says so at once. A server that does not answer within `lsp.editBudgetMs`, after the change or
+// before it, leaves what it gave and says `timeout`.
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { compareDiagnostics, lspDiagnostics, lspSession, serverFor, type LspContext } from './answers.js';
@@ -68,7 +69,15 @@ export interface ChangedFile {
   from?: string;
 }
 
-type Known = Map<string, string[]>;
+/**
+ * The keys of each changed file's diagnostics before the change, and the files that had a running
+ * server and a text but no answer in time: their old problems are unknown, so what the change
+ * introduced cannot be told from what was there.
+ */
+interface Known {
+  readonly keys: Map<string, string[]>;
+  readonly unanswered: Set<string>;
+}
 
 /** A diagnostic's identity across line shifts: the text of its line, its message and severity. */
 function keyOf(d: Diagnostic, lines: readonly string[]): string {
@@ -77,19 +86,27 @@ function keyOf(d: Diagnostic, lines: readonly string[]): string {
 
 /** The keys of the diagnostics each running server has for `files` now (their pre-change text). */
 async function before(ctx: EditDiagnosticsContext, files: readonly string[], budgetMs: number) {
-  const known: Known = new Map();
+  const known: Known = { keys: new Map(), unanswered: new Set() };
   const byServer = groupByServer(ctx, files);
   for (const [server, group] of byServer) {
     if (ctx.services.lsp!.manager.state(ctx.session.id, server) !== 'running') continue;
     const session = await lspSession(ctx, group, budgetMs);
-    if (!session) continue;
-    for (const [file, diagnostics] of await lspDiagnostics(session, group)) {
+    if (!session) {
+      for (const file of group) known.unanswered.add(file);
+      continue;
+    }
+    const reported = await lspDiagnostics(session, group);
+    for (const [file, diagnostics] of reported) {
       const lines = session.texts.get(file)?.split('\n') ?? [];
-      known.set(
+      known.keys.set(
         file,
         diagnostics.map((d) => keyOf(d, lines)),
       );
     }
+    // A file that did not exist yet has no version and nothing to know; one that did and got no answer
+    // is unknown.
+    for (const file of group)
+      if (session.versions.has(file) && !reported.has(file)) known.unanswered.add(file);
   }
   return known;
 }
@@ -128,7 +145,9 @@ export async function withEditDiagnostics<T extends object>(
   const deadline = Date.now() + budgetMs;
   const paths = options.paths.map((p) => p.replace(/^(\.\/)+/, ''));
   // Half the budget at most for the state before: the change itself must not wait long.
-  const known = paths.some((p) => serverFor(ctx, p)) ? await before(ctx, paths, budgetMs / 2) : new Map();
+  const known: Known = paths.some((p) => serverFor(ctx, p))
+    ? await before(ctx, paths, budgetMs / 2)
+    : { keys: new Map(), unanswered: new Set() };
   const result = await run();
   const files = changed(result).filter((f) => serverFor(ctx, f.path));
   if (!files.length) return result;
@@ -157,12 +176,14 @@ async function after(
     }
     const session = await lspSession(ctx, group, Math.max(1, deadline - Date.now()));
     const reported = session ? await lspDiagnostics(session, group) : new Map<string, Diagnostic[]>();
-    if (reported.size < group.length) state = 'timeout';
+    // Not every file answered now, or before the change (its old problems would count as new).
+    if (reported.size < group.length || group.some((file) => known.unanswered.has(from.get(file)!)))
+      state = 'timeout';
     for (const [file, diagnostics] of reported) {
       const lines = session!.texts.get(file)?.split('\n') ?? [];
       // A multiset: two equal problems before and three after is one new one.
       const left = new Map<string, number>();
-      for (const key of known.get(from.get(file)!) ?? []) left.set(key, (left.get(key) ?? 0) + 1);
+      for (const key of known.keys.get(from.get(file)!) ?? []) left.set(key, (left.get(key) ?? 0) + 1);
       for (const d of diagnostics) {
         const key = keyOf(d, lines);
         const count = left.get(key) ?? 0;

@@ -47,8 +47,14 @@ describe('code tools answered by language servers', () => {
 
   beforeAll(async () => {
     // A profile whose sessions' edits report no diagnostics.
+    // The edit budget (2 s by default, half of it for the state before the change) is a latency goal;
+    // pyright on a loaded machine (the whole suite in parallel) takes longer, and these tests are about
+    // which problems are new, so they give the server the time it needs.
     t = await injectAppWithConfig(
-      { profiles: { quiet: { permissions: ['read', 'write'], editDiagnostics: false } } },
+      {
+        profiles: { quiet: { permissions: ['read', 'write'], editDiagnostics: false } },
+        lsp: { editBudgetMs: 60_000 },
+      },
       { TOOLGATE_LSP: 'on' },
     );
     py = await t.createSession({ profile: 'read-write' });
