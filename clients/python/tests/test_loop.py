@@ -45,7 +45,7 @@ def test_openai_chat(session):
     last = run_loop(script, turn, messages)
     tool_messages = [m for m in messages if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["c1", "c2", "c3"]
-    assert tool_messages[1]["content"].startswith("Exit code 0") and tool_messages[1]["content"].endswith("14 FizzBuzz")
+    assert tool_messages[1]["content"].startswith("Exit code 0") and tool_messages[1]["content"].endswith("stdout:\n14 FizzBuzz\n")
     assert tool_messages[2]["content"].startswith("Error FILE_NOT_FOUND")
     assert last["choices"][0]["message"]["content"] == "Done: Error FILE_NOT_FOUND"
 
