@@ -75,7 +75,8 @@ class TypedDicts {
       case 'array':
         return `List[${schema.items ? this.typeOf(schema.items, `${name}Item`) : 'Any'}]`;
       case 'object':
-        if (schema.properties && Object.keys(schema.properties).length > 0) return this.typedDict(schema, name);
+        if (schema.properties && Object.keys(schema.properties).length > 0)
+          return this.typedDict(schema, name);
         if (typeof schema.additionalProperties === 'object') {
           return `Dict[str, ${this.typeOf(schema.additionalProperties, `${name}Value`)}]`;
         }
@@ -157,7 +158,8 @@ export function renderPythonTools(document: OpenApiDocument): string {
   const tools = toolOperations(document);
   const dicts = new TypedDicts();
   const rendered = tools.map((tool) => {
-    if (PY_SESSION_MEMBERS.has(tool.name)) throw new Error(`tool ${tool.name} collides with a Session member`);
+    if (PY_SESSION_MEMBERS.has(tool.name))
+      throw new Error(`tool ${tool.name} collides with a Session member`);
     const params = paramsOf(tool, dicts);
     const result = dicts.typeOf(tool.data, `${pascal(tool.name)}Result`);
     return { tool, params, result };

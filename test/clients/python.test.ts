@@ -38,7 +38,9 @@ describe.skipIf('problem' in venv)('the Python client against a live toolgate', 
           },
         ],
       }),
-      () => ({ toolCalls: [{ id: 'call_2', name: 'run_command', arguments: '{"command": "python3 fizzbuzz.py"}' }] }),
+      () => ({
+        toolCalls: [{ id: 'call_2', name: 'run_command', arguments: '{"command": "python3 fizzbuzz.py"}' }],
+      }),
       () => ({ content: 'fizzbuzz.py prints fizz.' }),
     ]);
   });
