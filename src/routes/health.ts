@@ -2,6 +2,7 @@
 // an event loop that is not blocked, room for new sessions).
 import { constants, promises as fs } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { diskState } from '../ops/disk.js';
 import { Capacity } from '../ops/capacity/index.js';
 import { Type, type Static } from 'typebox';
@@ -17,7 +18,8 @@ const Check = Type.Object({
   full: Type.Optional(Type.Boolean()),
 });
 
-export default async function healthRoutes(app: FastifyInstance): Promise<void> {
+export default async function healthRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/healthz',
     {
@@ -46,22 +48,33 @@ export default async function healthRoutes(app: FastifyInstance): Promise<void> 
           '503 when the database cannot take a write, the workspace root is not writable, the data ' +
           'filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or ' +
           'the event loop was blocked over a second (or busy 95% of the time) in the last 10 s, or the ' +
-          'replica is full (capacity: a limit refuses new sessions); each check says why.',
+          'replica is full (capacity: a limit refuses new sessions); each check says why. ' +
+          '`for=balancer` (what HAProxy checks) leaves the database out: every replica shares it, so its ' +
+          'outage would take them all out together, while each still answers 503 STORAGE_UNAVAILABLE itself.',
         security: [],
+        querystring: Type.Object({
+          for: Type.Optional(
+            Type.Literal('balancer', {
+              description: 'The checks that tell replicas apart: all but the shared database',
+            }),
+          ),
+        }),
         response: {
           200: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Check) }),
           503: Type.Object({ ready: Type.Boolean(), checks: Type.Record(Type.String(), Check) }),
         },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
       const { db, workspaces } = app.services;
       const checks: Record<string, Static<typeof Check>> = {};
-      try {
-        await db.checkWritable();
-        checks.database = { ok: true };
-      } catch (err) {
-        checks.database = { ok: false, detail: (err as Error).message };
+      if (request.query.for !== 'balancer') {
+        try {
+          await db.checkWritable();
+          checks.database = { ok: true };
+        } catch (err) {
+          checks.database = { ok: false, detail: (err as Error).message };
+        }
       }
       try {
         await fs.access(workspaces.baseDir, constants.W_OK);

@@ -1,7 +1,7 @@
 // HAProxy in front of the replicas (docker/haproxy/haproxy.cfg, real HAProxy on loopback) while a
 // replica's dependencies fail and when no replica is up. A replica whose database is unavailable stays in
-// the pool (the check is liveness, /healthz) and its own JSON 503 STORAGE_UNAVAILABLE with Retry-After
-// reaches the client; with no replica up, HAProxy answers in the same JSON envelope, never its HTML page.
+// the pool (the check, /readyz?for=balancer, leaves the shared database out) and its own JSON 503
+// STORAGE_UNAVAILABLE with Retry-After reaches the client; with no replica up, HAProxy answers in the same JSON envelope, never its HTML page.
 // The database fault is SQLite's write lock held by this test (/readyz fails on it exactly as it does with
 // PostgreSQL down), so no PostgreSQL server is needed.
 import { spawnSync } from 'node:child_process';
