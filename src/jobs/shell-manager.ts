@@ -104,8 +104,14 @@ export class ShellManager {
       reply = await run();
     } catch (err) {
       if (!isCode(err, 'NOT_FOUND') || known) throw this.noted(runtime, request.name, err);
-      await this.open(runtime, open, false);
-      opened = true;
+      // Another call may have opened it meanwhile (two first uses at once): then it is used as it is.
+      opened = await this.open(runtime, open, false).then(
+        () => true,
+        (openErr: unknown) => {
+          if (!isCode(openErr, 'ALREADY_EXISTS')) throw openErr;
+          return false;
+        },
+      );
       reply = await run().catch((again: unknown) => {
         throw this.noted(runtime, request.name, again);
       });

@@ -90,8 +90,10 @@ describe('persistent shells', () => {
   });
 
   it('runs one command at a time per shell: a second one gets 409 SHELL_BUSY', async () => {
-    const slow = exec({ shell: 'busy', command: 'sleep 1; echo done' });
-    await new Promise((r) => setTimeout(r, 300));
+    await t.call(s, 'shell_open', { shell: 'busy' });
+    // A request chain is sent when it is awaited: then() sends it now.
+    const slow = exec({ shell: 'busy', command: 'sleep 2; echo done' }).then((res) => res);
+    await new Promise((r) => setTimeout(r, 700));
     const second = await exec({ shell: 'busy', command: 'echo second' });
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe('SHELL_BUSY');
