@@ -91,6 +91,16 @@ const LimitsSchema = Type.Object(
     toolTimeoutMs: Type.Integer({ minimum: 100, default: 60_000 }),
     commandTimeoutMs: Type.Integer({ minimum: 100, default: 120_000 }),
     commandMaxTimeoutMs: Type.Integer({ minimum: 100, default: 600_000 }),
+    shellsPerSession: Type.Integer({
+      minimum: 1,
+      default: 4,
+      description: 'Persistent shells a session may have open at once (docs/shells.md)',
+    }),
+    shellIdleSeconds: Type.Integer({
+      minimum: 1,
+      default: 1800,
+      description: 'A persistent shell with no command for this long is closed (and reported so)',
+    }),
     bodyLimitBytes: Type.Integer({ minimum: 1024, default: 16 * 1024 * 1024 }),
     cpuWorkers: Type.Integer({
       minimum: 0,

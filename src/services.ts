@@ -39,6 +39,7 @@ import { HTML_JOBS } from './network/html-job.js';
 import { createTracing } from './ops/tracing.js';
 import type { Tracing } from './ops/trace.js';
 import { createJobManager, jobLimitsFor } from './jobs/job-manager.js';
+import { ShellManager } from './jobs/shell-manager.js';
 import { gateOnSandbox } from './contract/sandbox-gate.js';
 import { createRunner, type RunnerOptions } from './runtime/runner/runner.js';
 import { RuntimeManager } from './runtime/manager.js';
@@ -186,8 +187,16 @@ export async function createServices(
     path.join(config.dataDir, own('jobs')),
     jobLimitsFor(config.limits.outputMaxBytes),
   );
-  // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back.
-  runtimes.onReattach = (runtime) => jobs.adopt(runtime);
+  const shells = new ShellManager({
+    perSession: config.limits.shellsPerSession,
+    idleMs: config.limits.shellIdleSeconds * 1000,
+  });
+  // Runtimes that outlived the previous life of the service (containers, pods) bring their jobs back,
+  // and their persistent shells.
+  runtimes.onReattach = async (runtime) => {
+    await jobs.adopt(runtime);
+    await shells.adopt(runtime);
+  };
   jobs.adopted = (sessionId) => runtimes.reattached(sessionId);
 
   const registry = new ToolRegistry();
@@ -337,6 +346,7 @@ export async function createServices(
     egress,
     jobs,
     cpu,
+    shells,
     fileReads,
     history,
     todos: new TodoStore(db),
@@ -433,6 +443,8 @@ export async function createServices(
     // No tool folder is loaded while the rest closes.
     { name: 'tool-folders', close: () => folderWatcher?.close() },
     { name: 'jobs', forgetSession: (id) => jobs.killSession(id), close: () => jobs.close() },
+    // The shells themselves die with the runtime; this lets go of what the service knew of them.
+    { name: 'shells', forgetSession: (id) => shells.forgetSession(id), close: () => shells.close() },
     {
       name: 'mcp-clients',
       forgetSession: (id) => mcpClients.closeSession(id),

@@ -6,6 +6,7 @@ import type { CodeIndex } from '../code/code-index.js';
 import type { CpuPool } from '../cpu/cpu-pool.js';
 import type { LspService } from '../code/lsp/answers.js';
 import type { JobManager } from '../jobs/job-manager.js';
+import type { ShellManager } from '../jobs/shell-manager.js';
 import type { CancelSignal } from '../lib/cancellation.js';
 import type { KeyedLock } from '../lib/keyed-lock.js';
 import type { ToolLogger } from '../lib/logger.js';
@@ -35,6 +36,8 @@ export interface ToolServices {
   readonly cpu: CpuPool;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
+  /** The sessions' persistent shells (shell_* tools, Anthropic's bash); they live in the runtimes. */
+  readonly shells: ShellManager;
   /** Parsed source files per workspace, for the code and project tools. */
   readonly codeIndex: CodeIndex;
   /** The sessions' language servers for the code tools; undefined when they are off (config `lsp`). */

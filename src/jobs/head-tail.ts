@@ -11,7 +11,11 @@ export class HeadTailCapture {
   private tailBytes = 0;
   totalBytes = 0;
 
-  constructor(readonly maxBytes: number) {
+  /** @param readAll how the reader gets the omitted middle (said in the cut text) */
+  constructor(
+    readonly maxBytes: number,
+    private readonly readAll = 'read the whole output with job_output',
+  ) {
     this.headMax = Math.floor(maxBytes / 2);
     this.tailMax = maxBytes - this.headMax;
   }
@@ -45,6 +49,6 @@ export class HeadTailCapture {
     const omitted = this.totalBytes - this.headMax - this.tailMax;
     const headText = head.subarray(0, completePrefixLength(head)).toString('utf8');
     const tailText = tailSlice.subarray(firstCharStart(tailSlice)).toString('utf8');
-    return `${headText}\n… [${omitted} bytes omitted; read the whole output with job_output] …\n${tailText}`;
+    return `${headText}\n… [${omitted} bytes omitted; ${this.readAll}] …\n${tailText}`;
   }
 }

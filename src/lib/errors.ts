@@ -43,6 +43,7 @@ export const ERROR_CODES = {
   CALL_NOT_FOUND: spec(404, 'user_error'),
   TOO_MANY_JOBS: spec(429, 'rate_limited'),
   KEY_QUOTA_EXCEEDED: spec(429, 'rate_limited'),
+  TOO_MANY_SHELLS: spec(429, 'rate_limited'),
   // things that do not exist
   ROUTE_NOT_FOUND: spec(404, 'user_error'),
   SESSION_NOT_FOUND: spec(404, 'user_error'),
@@ -57,6 +58,9 @@ export const ERROR_CODES = {
   FILE_NOT_READ: spec(409, 'user_error'),
   EDIT_AMBIGUOUS: spec(409, 'user_error'),
   DUPLICATE_CALL: spec(409, 'user_error'),
+  // persistent shells: one command at a time; a shell that died stays dead until restarted
+  SHELL_BUSY: spec(409, 'user_error'),
+  SHELL_DEAD: spec(409, 'user_error'),
   IDEMPOTENCY_KEY_REUSED: spec(422, 'user_error'),
   FILE_TOO_LARGE: spec(413, 'user_error'),
   // a call's CPU-heavy job needs more memory than a worker has (src/cpu/)

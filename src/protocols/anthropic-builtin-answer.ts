@@ -96,6 +96,9 @@ export function builtinAnswer(
   outcome: CallOutcome,
 ): { text: string; isError: boolean } {
   if (!outcome.ok) return { text: failureText(outcome), isError: true };
-  if (block.name === 'bash') return bashText(outcome);
+  if (block.name === 'bash') {
+    const restart = typeof block.input === 'object' && block.input !== null && 'restart' in block.input;
+    return restart ? { text: 'tool has been restarted.', isError: false } : bashText(outcome);
+  }
   return { text: editorText(readEditor(block.input), outcome), isError: false };
 }

@@ -2,12 +2,15 @@
 // text_editor_20250728 and _20250429; `str_replace_editor`, text_editor_20250124, which adds undo_edit)
 // and `bash` (bash_20250124). A tool_use block of theirs becomes a call of read_file / list_directory
 // (view), write_file (create), edit_file (str_replace), apply_patch (insert: a zero-context hunk at the
-// line), undo_edit or run_command — so permissions, rate limits, approvals and audit are the usual
+// line), undo_edit, or shell_exec and shell_restart (bash: one persistent shell per session) — so permissions, rate limits, approvals and audit are the usual
 // ones. The outcome is answered in the words those models were trained on (anthropic-builtin-answer.ts).
 import { Type, type Static } from 'typebox';
 import type { ToolRegistry } from '../contract/registry.js';
 import { toolgateError } from '../lib/errors.js';
 import { batchReader, type BatchCall } from './batch-call.js';
+
+/** The session's shell Anthropic's bash runs in: persistent, as Anthropic documents bash_20250124. */
+export const ANTHROPIC_SHELL = 'main';
 
 export const TEXT_EDITOR_NAMES = ['str_replace_based_edit_tool', 'str_replace_editor'] as const;
 export const BUILTIN_NAMES: readonly string[] = [...TEXT_EDITOR_NAMES, 'bash'];
@@ -54,11 +57,11 @@ export function anthropicBuiltins(allowed: (tool: string) => boolean): Anthropic
       },
     );
   }
-  if (allowed('run_command')) {
+  if (allowed('shell_exec')) {
     builtins.push({
       tool: { type: 'bash_20250124', name: 'bash' },
-      mapsTo: ['run_command'],
-      note: 'each command runs in a fresh shell in the workspace root (no state between calls); restart is a no-op',
+      mapsTo: ['shell_exec', 'shell_restart'],
+      note: `one persistent bash per session (the shell "${ANTHROPIC_SHELL}"): cd, variables and functions carry over between calls; restart starts it fresh`,
     });
   }
   return builtins;
@@ -150,17 +153,16 @@ export function builtinCall(
     if ('restart' in input) {
       return {
         id: block.id,
-        name: 'run_command',
-        arguments: {},
+        name: 'shell_restart',
+        arguments: { shell: ANTHROPIC_SHELL },
         bytesIn,
-        reply: 'tool has been restarted.',
         wireTool: 'anthropic:bash.restart',
       };
     }
     return {
       id: block.id,
-      name: 'run_command',
-      arguments: { command: input.command },
+      name: 'shell_exec',
+      arguments: { shell: ANTHROPIC_SHELL, command: input.command },
       bytesIn,
       wireTool: 'anthropic:bash',
     };

@@ -98,6 +98,8 @@ export class SessionRuntime {
   private watchdog: NodeJS.Timeout | null = null;
   private outstanding = 0;
   private runningCommands = 0;
+  /** State the runtime holds for the session (open shells): no idle stop while any is held. */
+  private holds = 0;
   private nextProc = 1;
   private stoppedOnPurpose = false;
   /** Connections the watchdog killed for not answering: what they were doing is not run again. */
@@ -311,7 +313,7 @@ export class SessionRuntime {
   private readonly idleCheck = (): void => {
     this.idleTimer = null;
     // Busy: the end of that work arms the timer again.
-    if (this.outstanding > 0 || this.runningCommands > 0 || !this.connection) return;
+    if (this.outstanding > 0 || this.runningCommands > 0 || this.holds > 0 || !this.connection) return;
     const idleForMs = Date.now() - this.lastActivity;
     if (idleForMs >= this.options.idleMs) void this.stop();
     else this.armIdle(this.options.idleMs - idleForMs);
@@ -322,6 +324,43 @@ export class SessionRuntime {
     if (this.watchdog) clearInterval(this.watchdog);
     this.idleTimer = null;
     this.watchdog = null;
+  }
+
+  /**
+   * Keeps the runtime from its idle stop while state lives in it that the session built (a persistent
+   * shell); the returned function lets go (once).
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.armIdle();
+    };
+  }
+
+  /**
+   * Runs `op` with a fresh command number: output events the runtime sends under that number while the
+   * op runs go to `output` (a persistent shell's command streams its output so, and answers at its end).
+   */
+  async callWithOutput<K extends OpName>(
+    op: K,
+    args: (proc: number) => OpArgs<K>,
+    output: (stream: 'stdout' | 'stderr', chunk: Buffer) => void,
+    signal?: CancelSignal,
+  ): Promise<OpReply<OpResult<K>>> {
+    const connection = this.connection?.alive ? this.connection : await this.connect();
+    const proc = this.nextProc++;
+    connection.listen(proc, { output, exit: () => undefined });
+    this.begin();
+    try {
+      return await connection.call(op, args(proc), undefined, signal);
+    } finally {
+      connection.unlisten(proc);
+      this.end();
+    }
   }
 
   /** Counts the runtime's starts: a descriptor it named is only meaningful in the same generation. */

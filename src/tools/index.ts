@@ -19,6 +19,11 @@ import job_wait from './execution/job_wait.js';
 import job_input from './execution/job_input.js';
 import job_list from './execution/job_list.js';
 import job_kill from './execution/job_kill.js';
+import shell_exec from './execution/shell_exec.js';
+import shell_open from './execution/shell_open.js';
+import shell_restart from './execution/shell_restart.js';
+import shell_close from './execution/shell_close.js';
+import shell_list from './execution/shell_list.js';
 import todo_read from './state/todo_read.js';
 import todo_write from './state/todo_write.js';
 import search_code from './code/search_code.js';
@@ -59,6 +64,11 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   job_input,
   job_list,
   job_kill,
+  shell_exec,
+  shell_open,
+  shell_restart,
+  shell_close,
+  shell_list,
   todo_read,
   todo_write,
   search_code,

@@ -157,6 +157,17 @@ describe("Anthropic's built-in text editor and bash", () => {
     expect(restarted).toEqual({ text: 'tool has been restarted.', error: false });
   });
 
+  it('bash is one persistent shell: cd carries across two tool_use blocks, restart starts it fresh', async () => {
+    const [moved, here] = await use(
+      ['bash', { command: 'cd pkg && export MARK=kept' }],
+      ['bash', { command: 'ls; echo "$MARK"' }],
+    );
+    expect(moved).toEqual({ text: '', error: false });
+    expect(here).toEqual({ text: 'mod.py\nkept', error: false });
+    const [, fresh] = await use(['bash', { restart: true }], ['bash', { command: 'ls; echo "[$MARK]"' }]);
+    expect(fresh.text).toMatch(/^calc\.py\n[\s\S]*\[\]$/);
+  });
+
   it('audits each call as the tool that ran, naming the built-in and its command', async () => {
     const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${session.id}&limit=200`)).expect(200);
     const seen = new Set(
@@ -169,7 +180,8 @@ describe("Anthropic's built-in text editor and bash", () => {
       'anthropic:str_replace_based_edit_tool.create → write_file',
       'anthropic:str_replace_based_edit_tool.insert → apply_patch',
       'anthropic:str_replace_editor.undo_edit → undo_edit',
-      'anthropic:bash → run_command',
+      'anthropic:bash → shell_exec',
+      'anthropic:bash.restart → shell_restart',
     ]) {
       expect(seen, pair).toContain(pair);
     }

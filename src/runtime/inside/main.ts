@@ -29,6 +29,7 @@ import { StreamTable } from './streams.js';
 import { transferHandlers } from './transfer.js';
 import { gitHandlers } from './git-clone.js';
 import { startEgressRelay } from './egress-relay.js';
+import { shellHandlers } from './shells/handlers.js';
 
 // The protocol owns stdout.
 console.log = console.error;
@@ -54,6 +55,11 @@ const commands = commandHandlers({
     ? new KeptOutput(Number(process.env.TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES))
     : undefined,
 });
+const shells = shellHandlers({
+  bash: process.env.TOOLGATE_RUNTIME_SHELL ?? 'bash',
+  processLimit: process.env.TOOLGATE_RUNTIME_PROCESS_LIMIT === '1',
+  proxyEnv,
+});
 
 type AnyHandler = (
   args: unknown,
@@ -70,6 +76,7 @@ const handlers = new Map<string, AnyHandler>(
     ...snapshotHandlers,
     ...transferHandlers(streams),
     ...gitHandlers(proxyEnv),
+    ...shells.handlers,
   }) as Array<[string, AnyHandler]>,
 );
 
@@ -150,7 +157,7 @@ async function handle(request: RequestHeader, payload: Buffer): Promise<void> {
     send({ t: 'res', id: 0, ok: true, result: ready() });
     return;
   }
-  if (request.op === 'spawn')
+  if (request.op === 'spawn' || request.op === 'shellExec')
     maxProc = Math.max(maxProc, Number((request.args as { proc: number }).proc) || 0);
   const epoch = attachEpoch;
   const reply = (header: FrameHeader, payload?: Uint8Array) => {
@@ -203,10 +210,12 @@ process.stdin.on('data', (chunk: Buffer) => {
 // The service went away (or closed us): stop every command and exit.
 process.stdin.on('end', () => {
   commands.killAll();
+  shells.killAll();
   process.exit(0);
 });
 process.on('SIGTERM', () => {
   commands.killAll();
+  shells.killAll();
   process.exit(0);
 });
 const ready = () => ({ ready: true, pid: process.pid, nextProc: maxProc + 1 });
