@@ -11,7 +11,8 @@ TAG="${TOOLGATE_RUNTIME_IMAGE_TAG:-1}"
 CACHE="${TOOLGATE_IMAGE_CACHE:-/var/cache/toolgate-runtime-images}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 BASE_PACKAGES="bash,coreutils,util-linux,ripgrep,git,ca-certificates,procps"
-PYTHON_PACKAGES="python3 python3-venv python3-pip"
+# The kernels of run_code (ipykernel, jupyter_client) and matplotlib for its charts.
+PYTHON_PACKAGES="python3 python3-venv python3-pip python3-ipykernel python3-jupyter-client python3-matplotlib"
 mkdir -p "$CACHE"
 
 have() { docker image inspect "$1" >/dev/null 2>&1; }

@@ -38,6 +38,11 @@ import checkpoint_create from './workspace/checkpoint_create.js';
 import checkpoint_list from './workspace/checkpoint_list.js';
 import checkpoint_restore from './workspace/checkpoint_restore.js';
 import web_fetch from './web/web_fetch.js';
+import exec_command from './execution/exec_command.js';
+import write_stdin from './execution/write_stdin.js';
+import terminal_resize from './execution/terminal_resize.js';
+import terminal_close from './execution/terminal_close.js';
+import terminal_list from './execution/terminal_list.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -78,4 +83,9 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   checkpoint_list,
   checkpoint_restore,
   web_fetch,
+  exec_command,
+  write_stdin,
+  terminal_resize,
+  terminal_close,
+  terminal_list,
 ];
