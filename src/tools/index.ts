@@ -43,6 +43,11 @@ import write_stdin from './execution/write_stdin.js';
 import terminal_resize from './execution/terminal_resize.js';
 import terminal_close from './execution/terminal_close.js';
 import terminal_list from './execution/terminal_list.js';
+import run_code from './execution/run_code.js';
+import kernel_interrupt from './execution/kernel_interrupt.js';
+import kernel_restart from './execution/kernel_restart.js';
+import kernel_close from './execution/kernel_close.js';
+import kernel_list from './execution/kernel_list.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -88,4 +93,9 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   terminal_resize,
   terminal_close,
   terminal_list,
+  run_code,
+  kernel_interrupt,
+  kernel_restart,
+  kernel_close,
+  kernel_list,
 ];

@@ -21,9 +21,9 @@ export type KernelOutput =
       readonly html?: string;
       readonly markdown?: string;
       readonly json?: unknown;
-      readonly files: readonly KernelFile[];
+      files: KernelFile[];
       /** Every mime type the kernel offered, including those not returned. */
-      readonly mimeTypes: readonly string[];
+      mimeTypes: string[];
     }
   | {
       readonly type: 'error';
@@ -48,7 +48,7 @@ export interface KernelRunResult {
    *  dead (the kernel died, e.g. out of memory: the next cell starts a new one). */
   readonly status: 'ok' | 'error' | 'timeout' | 'interrupted' | 'dead';
   readonly executionCount: number | null;
-  readonly outputs: readonly KernelOutput[];
+  outputs: KernelOutput[];
   /** The kernel was started for this cell, in this many milliseconds. */
   readonly startedMs?: number;
   /** The timeout could not interrupt the cell: the kernel was restarted, its state lost. */

@@ -20,8 +20,14 @@ except Exception as err:
 scratch = tempfile.mkdtemp(prefix="toolgate-kernel-")
 km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(scratch, "k"))
 km.connection_file = os.path.join(scratch, "connection.json")
+env = dict(os.environ)
+# Debian's matplotlib finds its matplotlibrc through /etc, which a sandbox may not show: an empty one
+# (matplotlib's defaults; ipykernel picks the inline backend, which renders with Agg) unless one is set.
+if "MATPLOTLIBRC" not in env:
+    open(os.path.join(scratch, "matplotlibrc"), "w").close()
+    env["MATPLOTLIBRC"] = scratch
 try:
-    km.start_kernel(cwd=os.getcwd(), env=dict(os.environ))
+    km.start_kernel(cwd=os.getcwd(), env=env)
     kc = km.client()
     kc.start_channels()
     kc.wait_for_ready(timeout=60)
@@ -40,6 +46,7 @@ def run(request):
     msg_id = kc.execute(request["code"], store_history=True, allow_stdin=False)
     outputs = []
     status = "ok"
+    count = None
     while True:
         try:
             msg = kc.get_iopub_msg(timeout=1)
@@ -52,6 +59,8 @@ def run(request):
         kind, content = msg["msg_type"], msg["content"]
         if kind == "status" and content["execution_state"] == "idle":
             break
+        if kind == "execute_input":
+            count = content.get("execution_count")
         if kind == "stream":
             if outputs and outputs[-1]["type"] == "stream" and outputs[-1]["name"] == content["name"]:
                 outputs[-1]["text"] += content["text"]
@@ -64,10 +73,12 @@ def run(request):
             outputs.append({"type": "error", "ename": content["ename"], "evalue": content["evalue"], "traceback": content["traceback"]})
         elif kind == "clear_output":
             outputs = []
-    count = None
+    # The execute_reply (other replies, e.g. to wait_for_ready's kernel_info requests, may be queued first).
     try:
-        reply = kc.get_shell_msg(timeout=5)
-        count = reply["content"].get("execution_count")
+        while True:
+            reply = kc.get_shell_msg(timeout=5)
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
     except Exception:
         pass
     return {"id": request["id"], "status": status, "count": count, "outputs": outputs}
