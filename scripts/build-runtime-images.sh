@@ -32,7 +32,8 @@ fi
 # curl, git, ca-certificates and make are what agents expect in any toolchain image (fetch a file, clone a
 # repository, run a Makefile); every image is built on this base, so each one has them.
 BASE_PACKAGES="bash,coreutils,util-linux,ripgrep,git,ca-certificates,procps,curl,make"
-PYTHON_PACKAGES="python3 python3-venv python3-pip"
+# The kernels of run_code (ipykernel, jupyter_client) and matplotlib for its charts.
+PYTHON_PACKAGES="python3 python3-venv python3-pip python3-ipykernel python3-jupyter-client python3-matplotlib"
 mkdir -p "$CACHE"
 
 # An image and a cached root file system are named by what they hold: a short hash of their package

@@ -196,6 +196,47 @@ const RuntimeSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Terminals (exec_command, write_stdin): PTY programs a session keeps open in its runtime. */
+const TerminalsSchema = Type.Object(
+  {
+    maxPerSession: Type.Integer({
+      minimum: 0,
+      maximum: 64,
+      default: 8,
+      description: 'Open terminals per session',
+    }),
+    idleSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 1800,
+      description: 'A terminal no call read or wrote for this long is closed (its program hung up)',
+    }),
+    keepBytes: Type.Integer({
+      minimum: 1024,
+      default: 1024 * 1024,
+      description: 'Unread output kept per terminal (the newest part)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** Code kernels (run_code): persistent interpreters a session keeps in its runtime. */
+const KernelsSchema = Type.Object(
+  {
+    maxPerSession: Type.Integer({ minimum: 0, maximum: 16, default: 4, description: 'Kernels per session' }),
+    idleSeconds: Type.Number({
+      exclusiveMinimum: 0,
+      default: 1800,
+      description: 'A kernel that ran no cell for this long is shut down (its variables are gone)',
+    }),
+    inlineImageBytes: Type.Integer({
+      minimum: 0,
+      default: 1024 * 1024,
+      description: 'Images a cell shows up to this size come back base64 as well as saved (0: only saved)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 /** Image keys: what a profile or a session names (`image: "python"`); the operator maps them to images. */
 const ImageKeySchema = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,30}$' });
 
@@ -550,6 +591,8 @@ export const ConfigFileSchema = Type.Object(
     shutdown: Type.Optional(Type.Partial(ShutdownSchema, { additionalProperties: false })),
     replica: Type.Optional(Type.Partial(ReplicaSchema, { additionalProperties: false })),
     runtime: Type.Optional(Type.Partial(RuntimeSchema, { additionalProperties: false })),
+    terminals: Type.Optional(Type.Partial(TerminalsSchema, { additionalProperties: false })),
+    kernels: Type.Optional(Type.Partial(KernelsSchema, { additionalProperties: false })),
     runtimeBackend: Type.Optional(RuntimeBackendSchema),
     lsp: Type.Optional(Type.Partial(LspSchema, { additionalProperties: false })),
     disk: Type.Optional(Type.Partial(DiskSchema, { additionalProperties: false })),
@@ -596,6 +639,8 @@ export interface Config {
   readonly limits: Readonly<Static<typeof LimitsSchema>>;
   readonly sessions: Readonly<Static<typeof SessionsSchema>>;
   readonly runtime: Readonly<Static<typeof RuntimeSchema>>;
+  readonly terminals: Readonly<Static<typeof TerminalsSchema>>;
+  readonly kernels: Readonly<Static<typeof KernelsSchema>>;
   /** Language servers for the code tools (TOOLGATE_LSP=off turns them off). */
   readonly lsp: Readonly<Static<typeof LspSchema>>;
   /** MCP servers whose tools are offered as `<server>__<tool>`. */
@@ -757,6 +802,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         : {}),
       ...(file.runtime ?? {}),
     }) as Static<typeof RuntimeSchema>,
+    terminals: Value.Default(TerminalsSchema, { ...(file.terminals ?? {}) }) as Static<
+      typeof TerminalsSchema
+    >,
+    kernels: Value.Default(KernelsSchema, { ...(file.kernels ?? {}) }) as Static<typeof KernelsSchema>,
     lsp: Value.Default(LspSchema, {
       ...(file.lsp ?? {}),
       ...(env.TOOLGATE_LSP ? { enabled: parseSwitch('TOOLGATE_LSP', env.TOOLGATE_LSP) } : {}),

@@ -44,6 +44,8 @@ export const ERROR_CODES = {
   TOO_MANY_JOBS: spec(429, 'rate_limited'),
   KEY_QUOTA_EXCEEDED: spec(429, 'rate_limited'),
   TOO_MANY_SHELLS: spec(429, 'rate_limited'),
+  TOO_MANY_TERMINALS: spec(429, 'rate_limited'),
+  TOO_MANY_KERNELS: spec(429, 'rate_limited'),
   // things that do not exist
   ROUTE_NOT_FOUND: spec(404, 'user_error'),
   SESSION_NOT_FOUND: spec(404, 'user_error'),
@@ -73,6 +75,8 @@ export const ERROR_CODES = {
   EDIT_NOT_FOUND: spec(422, 'user_error'),
   PATCH_FAILED: spec(422, 'user_error'),
   TOOL_FAILED: spec(422, 'user_error'),
+  KERNEL_BUSY: spec(409, 'user_error'),
+  KERNEL_UNAVAILABLE: spec(422, 'user_error'),
   QUOTA_EXCEEDED: spec(507, 'user_error'),
   // workspaces in and out (files, archives, sources)
   RANGE_NOT_SATISFIABLE: spec(416, 'user_error'),

@@ -310,10 +310,22 @@ export class SessionRuntime {
     this.idleTimer.unref();
   }
 
+  /**
+   * Keeps the runtime from its idle stop for `ms` from now: it holds terminals or kernels, which close
+   * themselves inside after that long unused (config terminals/kernels idleSeconds), not at idleMs.
+   */
+  holdFor(ms: number): void {
+    this.heldUntil = Math.max(this.heldUntil, Date.now() + ms);
+  }
+
+  private heldUntil = 0;
+
   private readonly idleCheck = (): void => {
     this.idleTimer = null;
     // Busy: the end of that work arms the timer again.
     if (this.outstanding > 0 || this.runningCommands > 0 || this.holds > 0 || !this.connection) return;
+    const heldForMs = this.heldUntil - Date.now();
+    if (heldForMs > 0) return this.armIdle(Math.max(heldForMs, this.options.idleMs));
     const idleForMs = Date.now() - this.lastActivity;
     if (idleForMs >= this.options.idleMs) void this.stop();
     else this.armIdle(this.options.idleMs - idleForMs);

@@ -43,6 +43,16 @@ import checkpoint_create from './workspace/checkpoint_create.js';
 import checkpoint_list from './workspace/checkpoint_list.js';
 import checkpoint_restore from './workspace/checkpoint_restore.js';
 import web_fetch from './web/web_fetch.js';
+import exec_command from './execution/exec_command.js';
+import write_stdin from './execution/write_stdin.js';
+import terminal_resize from './execution/terminal_resize.js';
+import terminal_close from './execution/terminal_close.js';
+import terminal_list from './execution/terminal_list.js';
+import run_code from './execution/run_code.js';
+import kernel_interrupt from './execution/kernel_interrupt.js';
+import kernel_restart from './execution/kernel_restart.js';
+import kernel_close from './execution/kernel_close.js';
+import kernel_list from './execution/kernel_list.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -88,4 +98,14 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   checkpoint_list,
   checkpoint_restore,
   web_fetch,
+  exec_command,
+  write_stdin,
+  terminal_resize,
+  terminal_close,
+  terminal_list,
+  run_code,
+  kernel_interrupt,
+  kernel_restart,
+  kernel_close,
+  kernel_list,
 ];

@@ -10,8 +10,22 @@ import type { CancelSignal } from '../../lib/cancellation.js';
 import type { SessionRecord } from '../../store/sessions.js';
 import { isJsonObject } from '../../lib/json.js';
 
+/**
+ * Images a tool's data carries inline (`images: [{ mimeType, base64 }]`, e.g. run_code's charts) as MCP
+ * image content, after the text, so a client shows them or hands them to its model as images.
+ */
+function imageContent(data: unknown): Array<{ type: 'image'; data: string; mimeType: string }> {
+  const images = isJsonObject(data) ? data.images : undefined;
+  if (!Array.isArray(images)) return [];
+  return images.flatMap((image: unknown) =>
+    isJsonObject(image) && typeof image.base64 === 'string' && typeof image.mimeType === 'string'
+      ? [{ type: 'image' as const, data: image.base64, mimeType: image.mimeType }]
+      : [],
+  );
+}
+
 export function callToolResult(outcome: CallOutcome): CallToolResult {
-  const content = [{ type: 'text' as const, text: outcomeText(outcome) }];
+  const content: CallToolResult['content'] = [{ type: 'text' as const, text: outcomeText(outcome) }];
   if (!outcome.ok) {
     // The error envelope's body travels in _meta so clients that want the code need not parse the text.
     return {
@@ -20,6 +34,7 @@ export function callToolResult(outcome: CallOutcome): CallToolResult {
       _meta: { 'toolgate/error': outcome.error.toBody(), 'toolgate/callId': outcome.callId },
     };
   }
+  content.push(...imageContent(outcome.data));
   return {
     content,
     ...(isJsonObject(outcome.data) ? { structuredContent: outcome.data } : {}),

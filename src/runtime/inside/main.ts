@@ -30,6 +30,8 @@ import { transferHandlers } from './transfer.js';
 import { gitHandlers } from './git-clone.js';
 import { startEgressRelay } from './egress-relay.js';
 import { shellHandlers } from './shells/handlers.js';
+import { terminalHandlers } from './terminals/handlers.js';
+import { kernelHandlers } from './kernels/handlers.js';
 
 // The protocol owns stdout.
 console.log = console.error;
@@ -61,6 +63,15 @@ const shells = shellHandlers({
   proxyEnv,
 });
 
+// Terminals and kernels live as long as this process: the same shell and limits as commands.
+const interactiveSetup = {
+  shell: process.env.TOOLGATE_RUNTIME_SHELL ?? '/bin/sh',
+  processLimit: process.env.TOOLGATE_RUNTIME_PROCESS_LIMIT === '1',
+  proxyEnv,
+};
+const terminals = terminalHandlers(interactiveSetup);
+const kernels = kernelHandlers(interactiveSetup);
+
 type AnyHandler = (
   args: unknown,
   payload: Buffer,
@@ -77,6 +88,8 @@ const handlers = new Map<string, AnyHandler>(
     ...transferHandlers(streams),
     ...gitHandlers(proxyEnv),
     ...shells.handlers,
+    ...terminals.handlers,
+    ...kernels.handlers,
   }) as Array<[string, AnyHandler]>,
 );
 
@@ -208,16 +221,17 @@ process.stdin.on('data', (chunk: Buffer) => {
   }
 });
 // The service went away (or closed us): stop every command and exit.
-process.stdin.on('end', () => {
+const shutDown = () => {
   commands.killAll();
   shells.killAll();
-  process.exit(0);
-});
-process.on('SIGTERM', () => {
-  commands.killAll();
-  shells.killAll();
-  process.exit(0);
-});
+  // Terminals' programs and kernels are in sessions of their own: ended here, not by a group kill.
+  void Promise.race([
+    Promise.all([terminals.closeAll(), kernels.closeAll()]),
+    new Promise((resolve) => setTimeout(resolve, 2000)),
+  ]).then(() => process.exit(0));
+};
+process.stdin.on('end', shutDown);
+process.on('SIGTERM', shutDown);
 const ready = () => ({ ready: true, pid: process.pid, nextProc: maxProc + 1 });
 // Ready once leftovers are gone (a response to the implicit request 0), so no write of ours races the sweep.
 const relayStarted = egressSocket

@@ -8,8 +8,19 @@ import type { TreeOps } from './tree.js';
 import type { SnapshotOps } from './snapshot.js';
 import type { TransferOps } from './transfer.js';
 import type { ShellOps } from './shells.js';
+import type { TerminalOps } from './terminals.js';
+import type { KernelOps } from './kernels.js';
 
-export type Ops = FileOps & CommandOps & WalkOps & SourceOps & TreeOps & SnapshotOps & TransferOps & ShellOps;
+export type Ops = FileOps &
+  CommandOps &
+  WalkOps &
+  SourceOps &
+  TreeOps &
+  SnapshotOps &
+  TransferOps &
+  ShellOps &
+  TerminalOps &
+  KernelOps;
 export type OpName = keyof Ops;
 export type OpArgs<K extends OpName> = Ops[K]['args'];
 export type OpResult<K extends OpName> = Ops[K]['result'];

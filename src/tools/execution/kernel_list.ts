@@ -1,0 +1,33 @@
+// kernel_list: the session's kernels (they live in its runtime, across calls and re-attaches).
+import { Type } from 'typebox';
+import { defineTool } from '../../contract/tool.js';
+
+const KernelInfo = Type.Object({
+  kernel: Type.String(),
+  language: Type.String(),
+  pid: Type.Union([Type.Integer(), Type.Null()]),
+  busy: Type.Boolean({ description: 'Running a cell now' }),
+  executions: Type.Integer(),
+  startedAt: Type.String(),
+  lastUsedAt: Type.String(),
+});
+
+export default defineTool({
+  name: 'kernel_list',
+  category: 'execution',
+  description: 'List the kernels of this session (started by run_code), with whether each is running a cell.',
+  capabilities: { executesCommands: true },
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Type.Object({ kernels: Type.Array(KernelInfo) }),
+  examples: [{}],
+  async execute(_input, ctx) {
+    const { result } = await ctx.workspace.call('kernelList', {});
+    return { kernels: result.kernels.map(({ name, ...rest }) => ({ kernel: name, ...rest })) };
+  },
+  render: (data) =>
+    data.kernels.length === 0
+      ? 'No kernels'
+      : data.kernels
+          .map((k) => `${k.kernel}  ${k.language}  ${k.busy ? 'busy' : 'idle'}  ${k.executions} cells`)
+          .join('\n'),
+});
