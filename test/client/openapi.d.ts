@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Readiness: database, workspaces, disk and sandbox, each with its state
-         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or the event loop was blocked over a second (or busy 95% of the time) in the last 10 s; each check says why.
+         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or the event loop was blocked over a second (or busy 95% of the time) in the last 10 s, or the replica is full (capacity: a limit refuses new sessions); each check says why. `for=balancer` (what HAProxy checks) leaves the database out: every replica shares it, so its outage would take them all out together, while each still answers 503 STORAGE_UNAVAILABLE itself.
          */
         get: operations["ready"];
         put?: never;
@@ -1480,6 +1480,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/capacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This replica's capacity: each limit with its use
+         * @description Admin only. Live sessions, running runtimes, host memory, host tasks (process ids) and data disk, each as use and limit in one unit; a session create is refused with 503 CAPACITY_EXHAUSTED while a limit is full (runtimes, memory and pids count as full only when no idle runtime can be stopped).
+         */
+        get: operations["getCapacity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/events": {
         parameters: {
             query?: never;
@@ -1993,7 +2013,10 @@ export interface operations {
     };
     ready: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The checks that tell replicas apart: all but the shared database */
+                for?: "balancer";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2015,6 +2038,7 @@ export interface operations {
                                 backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
+                                full?: boolean;
                             };
                         };
                     };
@@ -2053,6 +2077,7 @@ export interface operations {
                                 backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
+                                full?: boolean;
                             };
                         };
                     };
@@ -16652,6 +16677,155 @@ export interface operations {
                             /** @description Refusals with RATE_LIMITED (also counted in refused) */
                             rateLimited: number;
                         }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a new session is refused now (/readyz says the same) */
+                        full: boolean;
+                        fullLimits: string[];
+                        limits: {
+                            sessions: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            runtimes: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            memory: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            pids: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            disk: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                        };
+                        retryAfterSeconds: number;
                     };
                 };
             };

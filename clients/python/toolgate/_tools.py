@@ -9,7 +9,7 @@ from typing_extensions import Literal, NotRequired, TypedDict
 
 API_VERSION = "1.0.0"
 
-TOOL_NAMES = ("read_file", "list_directory", "file_info", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "delete_file", "move_file", "create_directory", "undo_edit", "run_command", "job_output", "job_wait", "job_input", "job_list", "job_kill", "todo_read", "todo_write", "search_code", "get_symbol_info", "find_references", "resolve_symbol", "get_imports_exports", "build_dependency_graph", "get_codebase_map", "diagnostics", "rename_symbol", "detect_project_type", "extract_conventions", "get_project_overview", "workspace_changes", "checkpoint_create", "checkpoint_list", "checkpoint_restore", "web_fetch",)
+TOOL_NAMES = ("read_file", "list_directory", "file_info", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "delete_file", "move_file", "create_directory", "undo_edit", "run_command", "job_output", "job_wait", "job_input", "job_list", "job_kill", "shell_exec", "shell_open", "shell_restart", "shell_close", "shell_list", "todo_read", "todo_write", "search_code", "get_symbol_info", "find_references", "resolve_symbol", "get_imports_exports", "build_dependency_graph", "get_codebase_map", "diagnostics", "rename_symbol", "detect_project_type", "extract_conventions", "get_project_overview", "workspace_changes", "checkpoint_create", "checkpoint_list", "checkpoint_restore", "web_fetch", "exec_command", "write_stdin", "terminal_resize", "terminal_close", "terminal_list", "run_code", "kernel_interrupt", "kernel_restart", "kernel_close", "kernel_list",)
 
 
 class ReadFileResult(TypedDict):
@@ -515,6 +515,94 @@ class JobKillResult(TypedDict):
     killed: bool
     """false when the job had already ended"""
     job: JobKillResultJob
+
+
+class ShellExecResult(TypedDict):
+    shell: str
+    exitCode: Union[int, None]
+    """130 when interrupted"""
+    stdout: str
+    stderr: str
+    cwd: str
+    """The shell's working directory after the command, workspace-relative"""
+    durationMs: int
+    timedOut: bool
+    truncated: bool
+    """stdout or stderr was cut to head and tail"""
+    shellDied: bool
+    """The shell exited (exit, a signal): shell_restart to go on"""
+    opened: bool
+    """The shell was opened by this call (first use of the name)"""
+
+
+class ShellOpenResult(TypedDict):
+    name: str
+    state: Literal["idle", "busy", "dead"]
+    pid: int
+    """bash's process id in the sandbox (0: unknown, the shell is gone)"""
+    cwd: str
+    """Working directory after the last command, workspace-relative"""
+    startedAt: int
+    """Epoch ms"""
+    lastUsedAt: int
+    """Epoch ms"""
+    commands: int
+    """Commands run in it"""
+    lastCommand: NotRequired[str]
+    lastExitCode: NotRequired[Union[int, None]]
+    lastOutput: NotRequired[str]
+    """The last 2 KB of the last command's output"""
+    deadReason: NotRequired[str]
+
+
+class ShellRestartResult(TypedDict):
+    name: str
+    state: Literal["idle", "busy", "dead"]
+    pid: int
+    """bash's process id in the sandbox (0: unknown, the shell is gone)"""
+    cwd: str
+    """Working directory after the last command, workspace-relative"""
+    startedAt: int
+    """Epoch ms"""
+    lastUsedAt: int
+    """Epoch ms"""
+    commands: int
+    """Commands run in it"""
+    lastCommand: NotRequired[str]
+    lastExitCode: NotRequired[Union[int, None]]
+    lastOutput: NotRequired[str]
+    """The last 2 KB of the last command's output"""
+    deadReason: NotRequired[str]
+
+
+class ShellCloseResult(TypedDict):
+    shell: str
+    closed: bool
+    """false: there was no such shell"""
+
+
+class ShellListResultShellsItem(TypedDict):
+    name: str
+    state: Literal["idle", "busy", "dead"]
+    pid: int
+    """bash's process id in the sandbox (0: unknown, the shell is gone)"""
+    cwd: str
+    """Working directory after the last command, workspace-relative"""
+    startedAt: int
+    """Epoch ms"""
+    lastUsedAt: int
+    """Epoch ms"""
+    commands: int
+    """Commands run in it"""
+    lastCommand: NotRequired[str]
+    lastExitCode: NotRequired[Union[int, None]]
+    lastOutput: NotRequired[str]
+    """The last 2 KB of the last command's output"""
+    deadReason: NotRequired[str]
+
+
+class ShellListResult(TypedDict):
+    shells: List[ShellListResultShellsItem]
 
 
 class TodoReadResultTodosItem(TypedDict):
@@ -1158,6 +1246,168 @@ class WebFetchResult(TypedDict):
     """The workspace file written (save_as)"""
 
 
+class ExecCommandResultCursor(TypedDict):
+    row: int
+    col: int
+
+
+class ExecCommandResult(TypedDict):
+    terminalId: str
+    pid: int
+    running: bool
+    """false: the program exited and its terminal is closed"""
+    exitCode: Union[int, None]
+    output: str
+    """Output since the previous call, escape sequences removed"""
+    droppedBytes: int
+    """Unread output dropped (only the newest part is kept)"""
+    screen: NotRequired[List[str]]
+    """The visible screen, row by row"""
+    cursor: NotRequired[ExecCommandResultCursor]
+    rows: int
+    cols: int
+
+
+class WriteStdinResultCursor(TypedDict):
+    row: int
+    col: int
+
+
+class WriteStdinResult(TypedDict):
+    terminalId: str
+    pid: int
+    running: bool
+    """false: the program exited and its terminal is closed"""
+    exitCode: Union[int, None]
+    output: str
+    """Output since the previous call, escape sequences removed"""
+    droppedBytes: int
+    """Unread output dropped (only the newest part is kept)"""
+    screen: NotRequired[List[str]]
+    """The visible screen, row by row"""
+    cursor: NotRequired[WriteStdinResultCursor]
+    rows: int
+    cols: int
+
+
+class TerminalResizeResult(TypedDict):
+    terminalId: str
+    rows: int
+    cols: int
+
+
+class TerminalCloseResult(TypedDict):
+    terminalId: str
+    exitCode: Union[int, None]
+
+
+class TerminalListResultTerminalsItem(TypedDict):
+    terminalId: str
+    command: str
+    """The command (cut to 200 characters)"""
+    pid: int
+    rows: int
+    cols: int
+    startedAt: str
+    lastUsedAt: str
+    unreadBytes: int
+    """Output waiting for the next write_stdin"""
+
+
+class TerminalListResult(TypedDict):
+    terminals: List[TerminalListResultTerminalsItem]
+
+
+class RunCodeResultOutputsItem1(TypedDict):
+    type: Literal["stream"]
+    name: Literal["stdout", "stderr"]
+    text: str
+
+
+class RunCodeResultOutputsItem2FilesItem(TypedDict):
+    path: str
+    """Where the image was saved, workspace-relative"""
+    mimeType: str
+    bytes: int
+    base64: NotRequired[str]
+    """The image itself, when small enough"""
+
+
+class RunCodeResultOutputsItem2(TypedDict):
+    type: Literal["result", "display"]
+    text: NotRequired[str]
+    """text/plain"""
+    html: NotRequired[str]
+    """text/html"""
+    markdown: NotRequired[str]
+    """text/markdown"""
+    json: NotRequired[Any]
+    """application/json"""
+    files: List[RunCodeResultOutputsItem2FilesItem]
+    """Images (PNG, JPEG, SVG) saved into the workspace"""
+    mimeTypes: List[str]
+
+
+class RunCodeResultOutputsItem3(TypedDict):
+    type: Literal["error"]
+    ename: str
+    evalue: str
+    traceback: str
+
+
+class RunCodeResultImagesItem(TypedDict):
+    path: str
+    """Where the image was saved, workspace-relative"""
+    mimeType: str
+    bytes: int
+    base64: NotRequired[str]
+    """The image itself, when small enough"""
+
+
+class RunCodeResult(TypedDict):
+    kernel: str
+    status: Literal["ok", "error", "timeout", "interrupted", "dead"]
+    """dead: the kernel died (its state is gone; the next cell starts a new one)"""
+    executionCount: Union[int, None]
+    outputs: List[Union[RunCodeResultOutputsItem1, RunCodeResultOutputsItem2, RunCodeResultOutputsItem3]]
+    startedMs: NotRequired[int]
+    """The kernel was started for this cell, in this long"""
+    restarted: NotRequired[bool]
+    """The timeout could not interrupt the cell: restarted"""
+    truncated: bool
+    images: List[RunCodeResultImagesItem]
+    """Every image of the cell (also in outputs)"""
+
+
+class KernelInterruptResult(TypedDict):
+    kernel: str
+    wasBusy: bool
+
+
+class KernelRestartResult(TypedDict):
+    kernel: str
+    startedMs: int
+
+
+class KernelCloseResult(TypedDict):
+    kernel: str
+
+
+class KernelListResultKernelsItem(TypedDict):
+    kernel: str
+    language: str
+    pid: Union[int, None]
+    busy: bool
+    """Running a cell now"""
+    executions: int
+    startedAt: str
+    lastUsedAt: str
+
+
+class KernelListResult(TypedDict):
+    kernels: List[KernelListResultKernelsItem]
+
+
 class ToolMethods:
     """One method per built-in tool; each returns the call's data (raises ToolgateError on failure)."""
 
@@ -1394,6 +1644,54 @@ class ToolMethods:
         """
         return self._tool("job_kill", {"job_id": job_id}, idempotency_key)  # type: ignore[no-any-return]
 
+    def shell_exec(self, *, command: str, shell: Optional[str] = None, timeout_ms: Optional[int] = None, idempotency_key: Optional[str] = None) -> ShellExecResult:
+        """Run bash code in a persistent shell of this session: state carries over between calls, as in a terminal (cd, export, shell functions, aliases, source .venv/bin/activate). The shell "main" opens on first use; shell_open opens more. One command at a time per shell (a second gets 409 SHELL_BUSY). timeout_ms interrupts the command like Ctrl-C and keeps the shell. Returns the exit code, stdout, stderr and the shell's cwd. stdin is /dev/null: for interactive programs use a terminal. Same sandbox and limits as run_command.
+
+        Args:
+            command: Bash code, run in the shell as if typed at its prompt (cd, export, source persist).
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            timeout_ms: Interrupt the command after this long (SIGINT, then SIGKILL); the shell stays. Default: the server's limits.commandTimeoutMs.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("shell_exec", {"command": command, "shell": shell, "timeout_ms": timeout_ms}, idempotency_key)  # type: ignore[no-any-return]
+
+    def shell_open(self, *, shell: Optional[str] = None, cwd: Optional[str] = None, idempotency_key: Optional[str] = None) -> ShellOpenResult:
+        """Open a named persistent bash shell (shell_exec runs commands in it; "main" opens on first use without this). It keeps cwd, variables, functions and aliases between commands, until shell_close, shell_restart, or the server's idle close. 409 ALREADY_EXISTS if it is open.
+
+        Args:
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            cwd: Starting directory, relative to the workspace root. Default: ".".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("shell_open", {"shell": shell, "cwd": cwd}, idempotency_key)  # type: ignore[no-any-return]
+
+    def shell_restart(self, *, shell: Optional[str] = None, cwd: Optional[str] = None, idempotency_key: Optional[str] = None) -> ShellRestartResult:
+        """Restart a persistent shell: kill it (and what it runs) and start a fresh bash under the same name, in the workspace root. Its state is lost. Use it on a shell reported dead (SHELL_DEAD).
+
+        Args:
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            cwd: Starting directory, relative to the workspace root. Default: ".".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("shell_restart", {"shell": shell, "cwd": cwd}, idempotency_key)  # type: ignore[no-any-return]
+
+    def shell_close(self, *, shell: Optional[str] = None, idempotency_key: Optional[str] = None) -> ShellCloseResult:
+        """Close a persistent shell: kill it and every process it started (background jobs too).
+
+        Args:
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("shell_close", {"shell": shell}, idempotency_key)  # type: ignore[no-any-return]
+
+    def shell_list(self, *, idempotency_key: Optional[str] = None) -> ShellListResult:
+        """List this session's persistent shells: name, state (idle, busy, dead and why), cwd, the last command with its exit code and the end of its output.
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("shell_list", {}, idempotency_key)  # type: ignore[no-any-return]
+
     def todo_read(self, *, idempotency_key: Optional[str] = None) -> TodoReadResult:
         """Read the session’s todo list, as last written with todo_write (empty at first).
 
@@ -1594,6 +1892,110 @@ class ToolMethods:
             idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
         """
         return self._tool("web_fetch", {"url": url, "format": format, "max_bytes": max_bytes, "timeout_ms": timeout_ms, "save_as": save_as}, idempotency_key)  # type: ignore[no-any-return]
+
+    def exec_command(self, *, cmd: str, workdir: Optional[str] = None, rows: Optional[int] = None, cols: Optional[int] = None, yield_time_ms: Optional[int] = None, max_output_bytes: Optional[int] = None, screen: Optional[bool] = None, idempotency_key: Optional[str] = None) -> ExecCommandResult:
+        """Start a command on a terminal (a PTY) that stays open between calls: for interactive programs (a REPL, a y/n prompt, git rebase -i, less, top). Waits up to yield_time_ms for output, then returns it with a terminal id while the program runs; write_stdin sends keystrokes (Ctrl-C included) or polls. screen: true also returns the rendered screen of full-screen programs. For a plain command whose output you want, run_command is simpler.
+
+        Args:
+            cmd: Command line, run with bash -c on a terminal.
+            workdir: Working directory, workspace-relative. Default: ".".
+            rows: Terminal height. Default: 24.
+            cols: Terminal width. Default: 80.
+            yield_time_ms: How long to wait for output before answering (default 10000); the answer comes sooner when the program exits.
+            max_output_bytes: Most output returned (default 16384); older unread output beyond it is dropped and counted.
+            screen: Also return the rendered screen (rows of text and the cursor), for full-screen programs such as less, vim or top.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("exec_command", {"cmd": cmd, "workdir": workdir, "rows": rows, "cols": cols, "yield_time_ms": yield_time_ms, "max_output_bytes": max_output_bytes, "screen": screen}, idempotency_key)  # type: ignore[no-any-return]
+
+    def write_stdin(self, *, session_id: str, chars: Optional[str] = None, keys: Optional[List[Literal["enter", "tab", "escape", "backspace", "delete", "up", "down", "right", "left", "home", "end", "pageup", "pagedown", "space", "ctrl-a", "ctrl-b", "ctrl-c", "ctrl-d", "ctrl-e", "ctrl-f", "ctrl-g", "ctrl-h", "ctrl-i", "ctrl-j", "ctrl-k", "ctrl-l", "ctrl-m", "ctrl-n", "ctrl-o", "ctrl-p", "ctrl-q", "ctrl-r", "ctrl-s", "ctrl-t", "ctrl-u", "ctrl-v", "ctrl-w", "ctrl-x", "ctrl-y", "ctrl-z", "ctrl-\\", "ctrl-]"]]] = None, yield_time_ms: Optional[int] = None, max_output_bytes: Optional[int] = None, screen: Optional[bool] = None, idempotency_key: Optional[str] = None) -> WriteStdinResult:
+        """Type into a terminal started by exec_command: characters (control characters included) and named keys (ctrl-c, ctrl-d, up, down, enter, escape…), then wait up to yield_time_ms and return the new output. With nothing to type, it polls. screen: true returns the rendered screen.
+
+        Args:
+            session_id: Terminal id returned by exec_command (or terminal_list).
+            chars: Characters to type, control characters included ("\\n" is Enter, "\\u0003" Ctrl-C, "\\u0004" Ctrl-D); empty to poll. Default: "".
+            keys: Named keys typed after chars, e.g. ["ctrl-c"], ["up", "enter"].
+            yield_time_ms: How long to wait for output before answering (default 250); the answer comes sooner when the program exits.
+            max_output_bytes: Most output returned (default 16384); older unread output beyond it is dropped and counted.
+            screen: Also return the rendered screen (rows of text and the cursor), for full-screen programs such as less, vim or top.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("write_stdin", {"session_id": session_id, "chars": chars, "keys": keys, "yield_time_ms": yield_time_ms, "max_output_bytes": max_output_bytes, "screen": screen}, idempotency_key)  # type: ignore[no-any-return]
+
+    def terminal_resize(self, *, session_id: str, rows: int, cols: int, idempotency_key: Optional[str] = None) -> TerminalResizeResult:
+        """Resize a terminal (rows x cols). Its program is told (SIGWINCH) and full-screen programs redraw.
+
+        Args:
+            session_id: Terminal id returned by exec_command (or terminal_list).
+            rows: rows
+            cols: cols
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("terminal_resize", {"session_id": session_id, "rows": rows, "cols": cols}, idempotency_key)  # type: ignore[no-any-return]
+
+    def terminal_close(self, *, session_id: str, idempotency_key: Optional[str] = None) -> TerminalCloseResult:
+        """Close a terminal: its program gets SIGHUP, then SIGKILL, with everything it started.
+
+        Args:
+            session_id: Terminal id returned by exec_command (or terminal_list).
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("terminal_close", {"session_id": session_id}, idempotency_key)  # type: ignore[no-any-return]
+
+    def terminal_list(self, *, idempotency_key: Optional[str] = None) -> TerminalListResult:
+        """List the open terminals of this session (started with exec_command and still running).
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("terminal_list", {}, idempotency_key)  # type: ignore[no-any-return]
+
+    def run_code(self, *, code: str, kernel: Optional[str] = None, language: Optional[Literal["python"]] = None, timeout_ms: Optional[int] = None, idempotency_key: Optional[str] = None) -> RunCodeResult:
+        """Run Python in a persistent kernel (Jupyter ipykernel) of this session: variables, imports and open files stay between calls, like notebook cells. Returns printed output, the value of the last expression (text, HTML, JSON), errors with their traceback, and charts: matplotlib figures and other images are saved under .kernel-outputs/ and returned. timeout_ms interrupts a long cell; kernel_interrupt and kernel_restart control the kernel. Runs in the sandbox, in the workspace.
+
+        Args:
+            code: The cell: Python source.
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            language: The kernel language. Default: "python".
+            timeout_ms: Interrupt the cell after this long (default 120000); the kernel and its state stay.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("run_code", {"code": code, "kernel": kernel, "language": language, "timeout_ms": timeout_ms}, idempotency_key)  # type: ignore[no-any-return]
+
+    def kernel_interrupt(self, *, kernel: Optional[str] = None, idempotency_key: Optional[str] = None) -> KernelInterruptResult:
+        """Interrupt the cell a kernel is running (as Ctrl-C: KeyboardInterrupt in Python). Variables stay. The run_code call of that cell answers with status "interrupted".
+
+        Args:
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("kernel_interrupt", {"kernel": kernel}, idempotency_key)  # type: ignore[no-any-return]
+
+    def kernel_restart(self, *, kernel: Optional[str] = None, idempotency_key: Optional[str] = None) -> KernelRestartResult:
+        """Restart a kernel: the interpreter is ended and started again, empty (all state is lost).
+
+        Args:
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("kernel_restart", {"kernel": kernel}, idempotency_key)  # type: ignore[no-any-return]
+
+    def kernel_close(self, *, kernel: Optional[str] = None, idempotency_key: Optional[str] = None) -> KernelCloseResult:
+        """Shut a kernel down (its variables are gone); run_code with its name starts a new one.
+
+        Args:
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("kernel_close", {"kernel": kernel}, idempotency_key)  # type: ignore[no-any-return]
+
+    def kernel_list(self, *, idempotency_key: Optional[str] = None) -> KernelListResult:
+        """List the kernels of this session (started by run_code), with whether each is running a cell.
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("kernel_list", {}, idempotency_key)  # type: ignore[no-any-return]
 
 
 class AsyncToolMethods:
@@ -1832,6 +2234,54 @@ class AsyncToolMethods:
         """
         return await self._tool("job_kill", {"job_id": job_id}, idempotency_key)  # type: ignore[no-any-return]
 
+    async def shell_exec(self, *, command: str, shell: Optional[str] = None, timeout_ms: Optional[int] = None, idempotency_key: Optional[str] = None) -> ShellExecResult:
+        """Run bash code in a persistent shell of this session: state carries over between calls, as in a terminal (cd, export, shell functions, aliases, source .venv/bin/activate). The shell "main" opens on first use; shell_open opens more. One command at a time per shell (a second gets 409 SHELL_BUSY). timeout_ms interrupts the command like Ctrl-C and keeps the shell. Returns the exit code, stdout, stderr and the shell's cwd. stdin is /dev/null: for interactive programs use a terminal. Same sandbox and limits as run_command.
+
+        Args:
+            command: Bash code, run in the shell as if typed at its prompt (cd, export, source persist).
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            timeout_ms: Interrupt the command after this long (SIGINT, then SIGKILL); the shell stays. Default: the server's limits.commandTimeoutMs.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("shell_exec", {"command": command, "shell": shell, "timeout_ms": timeout_ms}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def shell_open(self, *, shell: Optional[str] = None, cwd: Optional[str] = None, idempotency_key: Optional[str] = None) -> ShellOpenResult:
+        """Open a named persistent bash shell (shell_exec runs commands in it; "main" opens on first use without this). It keeps cwd, variables, functions and aliases between commands, until shell_close, shell_restart, or the server's idle close. 409 ALREADY_EXISTS if it is open.
+
+        Args:
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            cwd: Starting directory, relative to the workspace root. Default: ".".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("shell_open", {"shell": shell, "cwd": cwd}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def shell_restart(self, *, shell: Optional[str] = None, cwd: Optional[str] = None, idempotency_key: Optional[str] = None) -> ShellRestartResult:
+        """Restart a persistent shell: kill it (and what it runs) and start a fresh bash under the same name, in the workspace root. Its state is lost. Use it on a shell reported dead (SHELL_DEAD).
+
+        Args:
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            cwd: Starting directory, relative to the workspace root. Default: ".".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("shell_restart", {"shell": shell, "cwd": cwd}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def shell_close(self, *, shell: Optional[str] = None, idempotency_key: Optional[str] = None) -> ShellCloseResult:
+        """Close a persistent shell: kill it and every process it started (background jobs too).
+
+        Args:
+            shell: Name of the shell ("main" unless you keep several). Default: "main".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("shell_close", {"shell": shell}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def shell_list(self, *, idempotency_key: Optional[str] = None) -> ShellListResult:
+        """List this session's persistent shells: name, state (idle, busy, dead and why), cwd, the last command with its exit code and the end of its output.
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("shell_list", {}, idempotency_key)  # type: ignore[no-any-return]
+
     async def todo_read(self, *, idempotency_key: Optional[str] = None) -> TodoReadResult:
         """Read the session’s todo list, as last written with todo_write (empty at first).
 
@@ -2032,3 +2482,107 @@ class AsyncToolMethods:
             idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
         """
         return await self._tool("web_fetch", {"url": url, "format": format, "max_bytes": max_bytes, "timeout_ms": timeout_ms, "save_as": save_as}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def exec_command(self, *, cmd: str, workdir: Optional[str] = None, rows: Optional[int] = None, cols: Optional[int] = None, yield_time_ms: Optional[int] = None, max_output_bytes: Optional[int] = None, screen: Optional[bool] = None, idempotency_key: Optional[str] = None) -> ExecCommandResult:
+        """Start a command on a terminal (a PTY) that stays open between calls: for interactive programs (a REPL, a y/n prompt, git rebase -i, less, top). Waits up to yield_time_ms for output, then returns it with a terminal id while the program runs; write_stdin sends keystrokes (Ctrl-C included) or polls. screen: true also returns the rendered screen of full-screen programs. For a plain command whose output you want, run_command is simpler.
+
+        Args:
+            cmd: Command line, run with bash -c on a terminal.
+            workdir: Working directory, workspace-relative. Default: ".".
+            rows: Terminal height. Default: 24.
+            cols: Terminal width. Default: 80.
+            yield_time_ms: How long to wait for output before answering (default 10000); the answer comes sooner when the program exits.
+            max_output_bytes: Most output returned (default 16384); older unread output beyond it is dropped and counted.
+            screen: Also return the rendered screen (rows of text and the cursor), for full-screen programs such as less, vim or top.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("exec_command", {"cmd": cmd, "workdir": workdir, "rows": rows, "cols": cols, "yield_time_ms": yield_time_ms, "max_output_bytes": max_output_bytes, "screen": screen}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def write_stdin(self, *, session_id: str, chars: Optional[str] = None, keys: Optional[List[Literal["enter", "tab", "escape", "backspace", "delete", "up", "down", "right", "left", "home", "end", "pageup", "pagedown", "space", "ctrl-a", "ctrl-b", "ctrl-c", "ctrl-d", "ctrl-e", "ctrl-f", "ctrl-g", "ctrl-h", "ctrl-i", "ctrl-j", "ctrl-k", "ctrl-l", "ctrl-m", "ctrl-n", "ctrl-o", "ctrl-p", "ctrl-q", "ctrl-r", "ctrl-s", "ctrl-t", "ctrl-u", "ctrl-v", "ctrl-w", "ctrl-x", "ctrl-y", "ctrl-z", "ctrl-\\", "ctrl-]"]]] = None, yield_time_ms: Optional[int] = None, max_output_bytes: Optional[int] = None, screen: Optional[bool] = None, idempotency_key: Optional[str] = None) -> WriteStdinResult:
+        """Type into a terminal started by exec_command: characters (control characters included) and named keys (ctrl-c, ctrl-d, up, down, enter, escape…), then wait up to yield_time_ms and return the new output. With nothing to type, it polls. screen: true returns the rendered screen.
+
+        Args:
+            session_id: Terminal id returned by exec_command (or terminal_list).
+            chars: Characters to type, control characters included ("\\n" is Enter, "\\u0003" Ctrl-C, "\\u0004" Ctrl-D); empty to poll. Default: "".
+            keys: Named keys typed after chars, e.g. ["ctrl-c"], ["up", "enter"].
+            yield_time_ms: How long to wait for output before answering (default 250); the answer comes sooner when the program exits.
+            max_output_bytes: Most output returned (default 16384); older unread output beyond it is dropped and counted.
+            screen: Also return the rendered screen (rows of text and the cursor), for full-screen programs such as less, vim or top.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("write_stdin", {"session_id": session_id, "chars": chars, "keys": keys, "yield_time_ms": yield_time_ms, "max_output_bytes": max_output_bytes, "screen": screen}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def terminal_resize(self, *, session_id: str, rows: int, cols: int, idempotency_key: Optional[str] = None) -> TerminalResizeResult:
+        """Resize a terminal (rows x cols). Its program is told (SIGWINCH) and full-screen programs redraw.
+
+        Args:
+            session_id: Terminal id returned by exec_command (or terminal_list).
+            rows: rows
+            cols: cols
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("terminal_resize", {"session_id": session_id, "rows": rows, "cols": cols}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def terminal_close(self, *, session_id: str, idempotency_key: Optional[str] = None) -> TerminalCloseResult:
+        """Close a terminal: its program gets SIGHUP, then SIGKILL, with everything it started.
+
+        Args:
+            session_id: Terminal id returned by exec_command (or terminal_list).
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("terminal_close", {"session_id": session_id}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def terminal_list(self, *, idempotency_key: Optional[str] = None) -> TerminalListResult:
+        """List the open terminals of this session (started with exec_command and still running).
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("terminal_list", {}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def run_code(self, *, code: str, kernel: Optional[str] = None, language: Optional[Literal["python"]] = None, timeout_ms: Optional[int] = None, idempotency_key: Optional[str] = None) -> RunCodeResult:
+        """Run Python in a persistent kernel (Jupyter ipykernel) of this session: variables, imports and open files stay between calls, like notebook cells. Returns printed output, the value of the last expression (text, HTML, JSON), errors with their traceback, and charts: matplotlib figures and other images are saved under .kernel-outputs/ and returned. timeout_ms interrupts a long cell; kernel_interrupt and kernel_restart control the kernel. Runs in the sandbox, in the workspace.
+
+        Args:
+            code: The cell: Python source.
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            language: The kernel language. Default: "python".
+            timeout_ms: Interrupt the cell after this long (default 120000); the kernel and its state stay.
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("run_code", {"code": code, "kernel": kernel, "language": language, "timeout_ms": timeout_ms}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def kernel_interrupt(self, *, kernel: Optional[str] = None, idempotency_key: Optional[str] = None) -> KernelInterruptResult:
+        """Interrupt the cell a kernel is running (as Ctrl-C: KeyboardInterrupt in Python). Variables stay. The run_code call of that cell answers with status "interrupted".
+
+        Args:
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("kernel_interrupt", {"kernel": kernel}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def kernel_restart(self, *, kernel: Optional[str] = None, idempotency_key: Optional[str] = None) -> KernelRestartResult:
+        """Restart a kernel: the interpreter is ended and started again, empty (all state is lost).
+
+        Args:
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("kernel_restart", {"kernel": kernel}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def kernel_close(self, *, kernel: Optional[str] = None, idempotency_key: Optional[str] = None) -> KernelCloseResult:
+        """Shut a kernel down (its variables are gone); run_code with its name starts a new one.
+
+        Args:
+            kernel: Which kernel (each name is its own interpreter with its own variables). Default: "default".
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("kernel_close", {"kernel": kernel}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def kernel_list(self, *, idempotency_key: Optional[str] = None) -> KernelListResult:
+        """List the kernels of this session (started by run_code), with whether each is running a cell.
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("kernel_list", {}, idempotency_key)  # type: ignore[no-any-return]

@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Readiness: database, workspaces, disk and sandbox, each with its state
-         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, or the configured sandbox is missing; each check says why.
+         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or the event loop was blocked over a second (or busy 95% of the time) in the last 10 s, or the replica is full (capacity: a limit refuses new sessions); each check says why. `for=balancer` (what HAProxy checks) leaves the database out: every replica shares it, so its outage would take them all out together, while each still answers 503 STORAGE_UNAVAILABLE itself.
          */
         get: operations["ready"];
         put?: never;
@@ -552,6 +552,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tools/shell_exec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run bash code in a persistent shell of this session: state carries over between calls, as in a terminal (cd, export, shell functions, aliases, source .venv/bin/activate)
+         * @description Run bash code in a persistent shell of this session: state carries over between calls, as in a terminal (cd, export, shell functions, aliases, source .venv/bin/activate). The shell "main" opens on first use; shell_open opens more. One command at a time per shell (a second gets 409 SHELL_BUSY). timeout_ms interrupts the command like Ctrl-C and keeps the shell. Returns the exit code, stdout, stderr and the shell's cwd. stdin is /dev/null: for interactive programs use a terminal. Same sandbox and limits as run_command.
+         */
+        post: operations["call_shell_exec"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/shell_open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a named persistent bash shell (shell_exec runs commands in it; "main" opens on first use without this)
+         * @description Open a named persistent bash shell (shell_exec runs commands in it; "main" opens on first use without this). It keeps cwd, variables, functions and aliases between commands, until shell_close, shell_restart, or the server's idle close. 409 ALREADY_EXISTS if it is open.
+         */
+        post: operations["call_shell_open"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/shell_restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart a persistent shell: kill it (and what it runs) and start a fresh bash under the same name, in the workspace root
+         * @description Restart a persistent shell: kill it (and what it runs) and start a fresh bash under the same name, in the workspace root. Its state is lost. Use it on a shell reported dead (SHELL_DEAD).
+         */
+        post: operations["call_shell_restart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/shell_close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a persistent shell: kill it and every process it started (background jobs too).
+         * @description Close a persistent shell: kill it and every process it started (background jobs too).
+         */
+        post: operations["call_shell_close"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/shell_list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List this session's persistent shells: name, state (idle, busy, dead and why), cwd, the last command with its exit code and the end of its output.
+         * @description List this session's persistent shells: name, state (idle, busy, dead and why), cwd, the last command with its exit code and the end of its output.
+         */
+        post: operations["call_shell_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tools/todo_read": {
         parameters: {
             query?: never;
@@ -932,6 +1032,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tools/exec_command": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a command on a terminal (a PTY) that stays open between calls: for interactive programs (a REPL, a y/n prompt, git rebase -i, less, top)
+         * @description Start a command on a terminal (a PTY) that stays open between calls: for interactive programs (a REPL, a y/n prompt, git rebase -i, less, top). Waits up to yield_time_ms for output, then returns it with a terminal id while the program runs; write_stdin sends keystrokes (Ctrl-C included) or polls. screen: true also returns the rendered screen of full-screen programs. For a plain command whose output you want, run_command is simpler.
+         */
+        post: operations["call_exec_command"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/write_stdin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Type into a terminal started by exec_command: characters (control characters included) and named keys (ctrl-c, ctrl-d, up, down, enter, escape…), then wait up to yield_time_ms and return the new output
+         * @description Type into a terminal started by exec_command: characters (control characters included) and named keys (ctrl-c, ctrl-d, up, down, enter, escape…), then wait up to yield_time_ms and return the new output. With nothing to type, it polls. screen: true returns the rendered screen.
+         */
+        post: operations["call_write_stdin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/terminal_resize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resize a terminal (rows x cols)
+         * @description Resize a terminal (rows x cols). Its program is told (SIGWINCH) and full-screen programs redraw.
+         */
+        post: operations["call_terminal_resize"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/terminal_close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a terminal: its program gets SIGHUP, then SIGKILL, with everything it started.
+         * @description Close a terminal: its program gets SIGHUP, then SIGKILL, with everything it started.
+         */
+        post: operations["call_terminal_close"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/terminal_list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the open terminals of this session (started with exec_command and still running).
+         * @description List the open terminals of this session (started with exec_command and still running).
+         */
+        post: operations["call_terminal_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/run_code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run Python in a persistent kernel (Jupyter ipykernel) of this session: variables, imports and open files stay between calls, like notebook cells
+         * @description Run Python in a persistent kernel (Jupyter ipykernel) of this session: variables, imports and open files stay between calls, like notebook cells. Returns printed output, the value of the last expression (text, HTML, JSON), errors with their traceback, and charts: matplotlib figures and other images are saved under .kernel-outputs/ and returned. timeout_ms interrupts a long cell; kernel_interrupt and kernel_restart control the kernel. Runs in the sandbox, in the workspace.
+         */
+        post: operations["call_run_code"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/kernel_interrupt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Interrupt the cell a kernel is running (as Ctrl-C: KeyboardInterrupt in Python)
+         * @description Interrupt the cell a kernel is running (as Ctrl-C: KeyboardInterrupt in Python). Variables stay. The run_code call of that cell answers with status "interrupted".
+         */
+        post: operations["call_kernel_interrupt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/kernel_restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart a kernel: the interpreter is ended and started again, empty (all state is lost).
+         * @description Restart a kernel: the interpreter is ended and started again, empty (all state is lost).
+         */
+        post: operations["call_kernel_restart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/kernel_close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shut a kernel down (its variables are gone); run_code with its name starts a new one.
+         * @description Shut a kernel down (its variables are gone); run_code with its name starts a new one.
+         */
+        post: operations["call_kernel_close"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/kernel_list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the kernels of this session (started by run_code), with whether each is running a cell.
+         * @description List the kernels of this session (started by run_code), with whether each is running a cell.
+         */
+        post: operations["call_kernel_list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tools/{name}/validate": {
         parameters: {
             query?: never;
@@ -1172,6 +1472,26 @@ export interface paths {
          * @description Counts of successful, failed, refused (and of those, rate-limited) and parked calls per bucket of bucketSeconds, from since (default: an hour ago) until until (default: now). Every bucket is listed, empty ones too; at most 1440.
          */
         get: operations["getStatsTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/capacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This replica's capacity: each limit with its use
+         * @description Admin only. Live sessions, running runtimes, host memory, host tasks (process ids) and data disk, each as use and limit in one unit; a session create is refused with 503 CAPACITY_EXHAUSTED while a limit is full (runtimes, memory and pids count as full only when no idle runtime can be stopped).
+         */
+        get: operations["getCapacity"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1693,7 +2013,10 @@ export interface operations {
     };
     ready: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The checks that tell replicas apart: all but the shared database */
+                for?: "balancer";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1715,6 +2038,7 @@ export interface operations {
                                 backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
+                                full?: boolean;
                             };
                         };
                     };
@@ -1753,6 +2077,7 @@ export interface operations {
                                 backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
+                                full?: boolean;
                             };
                         };
                     };
@@ -7380,6 +7705,1068 @@ export interface operations {
             };
         };
     };
+    call_shell_exec: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name of the shell ("main" unless you keep several)
+                     * @default main
+                     */
+                    shell?: string;
+                    /** @description Bash code, run in the shell as if typed at its prompt (cd, export, source persist) */
+                    command: string;
+                    /** @description Interrupt the command after this long (SIGINT, then SIGKILL); the shell stays. Default: the server's limits.commandTimeoutMs */
+                    timeout_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            shell: string;
+                            /** @description 130 when interrupted */
+                            exitCode: number | null;
+                            stdout: string;
+                            stderr: string;
+                            /** @description The shell's working directory after the command, workspace-relative */
+                            cwd: string;
+                            durationMs: number;
+                            timedOut: boolean;
+                            /** @description stdout or stderr was cut to head and tail */
+                            truncated: boolean;
+                            /** @description The shell exited (exit, a signal): shell_restart to go on */
+                            shellDied: boolean;
+                            /** @description The shell was opened by this call (first use of the name) */
+                            opened: boolean;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_shell_open: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name of the shell ("main" unless you keep several)
+                     * @default main
+                     */
+                    shell?: string;
+                    /**
+                     * @description Starting directory, relative to the workspace root
+                     * @default .
+                     */
+                    cwd?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            name: string;
+                            /** @enum {unknown} */
+                            state: "idle" | "busy" | "dead";
+                            /** @description bash's process id in the sandbox (0: unknown, the shell is gone) */
+                            pid: number;
+                            /** @description Working directory after the last command, workspace-relative */
+                            cwd: string;
+                            /** @description Epoch ms */
+                            startedAt: number;
+                            /** @description Epoch ms */
+                            lastUsedAt: number;
+                            /** @description Commands run in it */
+                            commands: number;
+                            lastCommand?: string;
+                            lastExitCode?: number | null;
+                            /** @description The last 2 KB of the last command's output */
+                            lastOutput?: string;
+                            deadReason?: string;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_shell_restart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name of the shell ("main" unless you keep several)
+                     * @default main
+                     */
+                    shell?: string;
+                    /**
+                     * @description Starting directory, relative to the workspace root
+                     * @default .
+                     */
+                    cwd?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            name: string;
+                            /** @enum {unknown} */
+                            state: "idle" | "busy" | "dead";
+                            /** @description bash's process id in the sandbox (0: unknown, the shell is gone) */
+                            pid: number;
+                            /** @description Working directory after the last command, workspace-relative */
+                            cwd: string;
+                            /** @description Epoch ms */
+                            startedAt: number;
+                            /** @description Epoch ms */
+                            lastUsedAt: number;
+                            /** @description Commands run in it */
+                            commands: number;
+                            lastCommand?: string;
+                            lastExitCode?: number | null;
+                            /** @description The last 2 KB of the last command's output */
+                            lastOutput?: string;
+                            deadReason?: string;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_shell_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Name of the shell ("main" unless you keep several)
+                     * @default main
+                     */
+                    shell?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            shell: string;
+                            /** @description false: there was no such shell */
+                            closed: boolean;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_shell_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            shells: {
+                                name: string;
+                                /** @enum {unknown} */
+                                state: "idle" | "busy" | "dead";
+                                /** @description bash's process id in the sandbox (0: unknown, the shell is gone) */
+                                pid: number;
+                                /** @description Working directory after the last command, workspace-relative */
+                                cwd: string;
+                                /** @description Epoch ms */
+                                startedAt: number;
+                                /** @description Epoch ms */
+                                lastUsedAt: number;
+                                /** @description Commands run in it */
+                                commands: number;
+                                lastCommand?: string;
+                                lastExitCode?: number | null;
+                                /** @description The last 2 KB of the last command's output */
+                                lastOutput?: string;
+                                deadReason?: string;
+                            }[];
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     call_todo_read: {
         parameters: {
             query?: never;
@@ -11720,6 +13107,2109 @@ export interface operations {
             };
         };
     };
+    call_exec_command: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Command line, run with bash -c on a terminal */
+                    cmd: string;
+                    /**
+                     * @description Working directory, workspace-relative
+                     * @default .
+                     */
+                    workdir?: string;
+                    /**
+                     * @description Terminal height
+                     * @default 24
+                     */
+                    rows?: number;
+                    /**
+                     * @description Terminal width
+                     * @default 80
+                     */
+                    cols?: number;
+                    /** @description How long to wait for output before answering (default 10000); the answer comes sooner when the program exits */
+                    yield_time_ms?: number;
+                    /** @description Most output returned (default 16384); older unread output beyond it is dropped and counted */
+                    max_output_bytes?: number;
+                    /** @description Also return the rendered screen (rows of text and the cursor), for full-screen programs such as less, vim or top */
+                    screen?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            terminalId: string;
+                            pid: number;
+                            /** @description false: the program exited and its terminal is closed */
+                            running: boolean;
+                            exitCode: number | null;
+                            /** @description Output since the previous call, escape sequences removed */
+                            output: string;
+                            /** @description Unread output dropped (only the newest part is kept) */
+                            droppedBytes: number;
+                            /** @description The visible screen, row by row */
+                            screen?: string[];
+                            cursor?: {
+                                row: number;
+                                col: number;
+                            };
+                            rows: number;
+                            cols: number;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_write_stdin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Terminal id returned by exec_command (or terminal_list) */
+                    session_id: string;
+                    /**
+                     * @description Characters to type, control characters included ("\n" is Enter, "\u0003" Ctrl-C, "\u0004" Ctrl-D); empty to poll
+                     * @default
+                     */
+                    chars?: string;
+                    /** @description Named keys typed after chars, e.g. ["ctrl-c"], ["up", "enter"] */
+                    keys?: ("enter" | "tab" | "escape" | "backspace" | "delete" | "up" | "down" | "right" | "left" | "home" | "end" | "pageup" | "pagedown" | "space" | "ctrl-a" | "ctrl-b" | "ctrl-c" | "ctrl-d" | "ctrl-e" | "ctrl-f" | "ctrl-g" | "ctrl-h" | "ctrl-i" | "ctrl-j" | "ctrl-k" | "ctrl-l" | "ctrl-m" | "ctrl-n" | "ctrl-o" | "ctrl-p" | "ctrl-q" | "ctrl-r" | "ctrl-s" | "ctrl-t" | "ctrl-u" | "ctrl-v" | "ctrl-w" | "ctrl-x" | "ctrl-y" | "ctrl-z" | "ctrl-\\" | "ctrl-]")[];
+                    /** @description How long to wait for output before answering (default 250); the answer comes sooner when the program exits */
+                    yield_time_ms?: number;
+                    /** @description Most output returned (default 16384); older unread output beyond it is dropped and counted */
+                    max_output_bytes?: number;
+                    /** @description Also return the rendered screen (rows of text and the cursor), for full-screen programs such as less, vim or top */
+                    screen?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            terminalId: string;
+                            pid: number;
+                            /** @description false: the program exited and its terminal is closed */
+                            running: boolean;
+                            exitCode: number | null;
+                            /** @description Output since the previous call, escape sequences removed */
+                            output: string;
+                            /** @description Unread output dropped (only the newest part is kept) */
+                            droppedBytes: number;
+                            /** @description The visible screen, row by row */
+                            screen?: string[];
+                            cursor?: {
+                                row: number;
+                                col: number;
+                            };
+                            rows: number;
+                            cols: number;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_terminal_resize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Terminal id returned by exec_command (or terminal_list) */
+                    session_id: string;
+                    rows: number;
+                    cols: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            terminalId: string;
+                            rows: number;
+                            cols: number;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_terminal_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Terminal id returned by exec_command (or terminal_list) */
+                    session_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            terminalId: string;
+                            exitCode: number | null;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_terminal_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            terminals: {
+                                terminalId: string;
+                                /** @description The command (cut to 200 characters) */
+                                command: string;
+                                pid: number;
+                                rows: number;
+                                cols: number;
+                                startedAt: string;
+                                lastUsedAt: string;
+                                /** @description Output waiting for the next write_stdin */
+                                unreadBytes: number;
+                            }[];
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_run_code: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The cell: Python source */
+                    code: string;
+                    /**
+                     * @description Which kernel (each name is its own interpreter with its own variables)
+                     * @default default
+                     */
+                    kernel?: string;
+                    /**
+                     * @description The kernel language
+                     * @default python
+                     * @enum {unknown}
+                     */
+                    language?: "python";
+                    /** @description Interrupt the cell after this long (default 120000); the kernel and its state stay */
+                    timeout_ms?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            kernel: string;
+                            /**
+                             * @description dead: the kernel died (its state is gone; the next cell starts a new one)
+                             * @enum {unknown}
+                             */
+                            status: "ok" | "error" | "timeout" | "interrupted" | "dead";
+                            executionCount: number | null;
+                            outputs: ({
+                                /** @enum {string} */
+                                type: "stream";
+                                /** @enum {unknown} */
+                                name: "stdout" | "stderr";
+                                text: string;
+                            } | {
+                                /** @enum {unknown} */
+                                type: "result" | "display";
+                                /** @description text/plain */
+                                text?: string;
+                                /** @description text/html */
+                                html?: string;
+                                /** @description text/markdown */
+                                markdown?: string;
+                                /** @description application/json */
+                                json?: unknown;
+                                /** @description Images (PNG, JPEG, SVG) saved into the workspace */
+                                files: {
+                                    /** @description Where the image was saved, workspace-relative */
+                                    path: string;
+                                    mimeType: string;
+                                    bytes: number;
+                                    /** @description The image itself, when small enough */
+                                    base64?: string;
+                                }[];
+                                mimeTypes: string[];
+                            } | {
+                                /** @enum {string} */
+                                type: "error";
+                                ename: string;
+                                evalue: string;
+                                traceback: string;
+                            })[];
+                            /** @description The kernel was started for this cell, in this long */
+                            startedMs?: number;
+                            /** @description The timeout could not interrupt the cell: restarted */
+                            restarted?: boolean;
+                            truncated: boolean;
+                            /** @description Every image of the cell (also in outputs) */
+                            images: {
+                                /** @description Where the image was saved, workspace-relative */
+                                path: string;
+                                mimeType: string;
+                                bytes: number;
+                                /** @description The image itself, when small enough */
+                                base64?: string;
+                            }[];
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_kernel_interrupt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Which kernel (each name is its own interpreter with its own variables)
+                     * @default default
+                     */
+                    kernel?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            kernel: string;
+                            wasBusy: boolean;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_kernel_restart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Which kernel (each name is its own interpreter with its own variables)
+                     * @default default
+                     */
+                    kernel?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            kernel: string;
+                            startedMs: number;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_kernel_close: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Which kernel (each name is its own interpreter with its own variables)
+                     * @default default
+                     */
+                    kernel?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            kernel: string;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_kernel_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            kernels: {
+                                kernel: string;
+                                language: string;
+                                pid: number | null;
+                                /** @description Running a cell now */
+                                busy: boolean;
+                                executions: number;
+                                startedAt: string;
+                                lastUsedAt: string;
+                            }[];
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     validateToolCall: {
         parameters: {
             query?: never;
@@ -13187,6 +16677,155 @@ export interface operations {
                             /** @description Refusals with RATE_LIMITED (also counted in refused) */
                             rateLimited: number;
                         }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a new session is refused now (/readyz says the same) */
+                        full: boolean;
+                        fullLimits: string[];
+                        limits: {
+                            sessions: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            runtimes: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            memory: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            pids: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            disk: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                        };
+                        retryAfterSeconds: number;
                     };
                 };
             };

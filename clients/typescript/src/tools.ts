@@ -26,6 +26,11 @@ export const TOOL_NAMES = [
   'job_input',
   'job_list',
   'job_kill',
+  'shell_exec',
+  'shell_open',
+  'shell_restart',
+  'shell_close',
+  'shell_list',
   'todo_read',
   'todo_write',
   'search_code',
@@ -45,6 +50,16 @@ export const TOOL_NAMES = [
   'checkpoint_list',
   'checkpoint_restore',
   'web_fetch',
+  'exec_command',
+  'write_stdin',
+  'terminal_resize',
+  'terminal_close',
+  'terminal_list',
+  'run_code',
+  'kernel_interrupt',
+  'kernel_restart',
+  'kernel_close',
+  'kernel_list',
 ] as const;
 
 export type BuiltinToolName = (typeof TOOL_NAMES)[number];
@@ -121,6 +136,26 @@ export interface BuiltinTools {
     input: OperationInput<operations['call_job_kill']>;
     data: OperationData<operations['call_job_kill']>;
   };
+  shell_exec: {
+    input: OperationInput<operations['call_shell_exec']>;
+    data: OperationData<operations['call_shell_exec']>;
+  };
+  shell_open: {
+    input: OperationInput<operations['call_shell_open']>;
+    data: OperationData<operations['call_shell_open']>;
+  };
+  shell_restart: {
+    input: OperationInput<operations['call_shell_restart']>;
+    data: OperationData<operations['call_shell_restart']>;
+  };
+  shell_close: {
+    input: OperationInput<operations['call_shell_close']>;
+    data: OperationData<operations['call_shell_close']>;
+  };
+  shell_list: {
+    input: OperationInput<operations['call_shell_list']>;
+    data: OperationData<operations['call_shell_list']>;
+  };
   todo_read: {
     input: OperationInput<operations['call_todo_read']>;
     data: OperationData<operations['call_todo_read']>;
@@ -196,6 +231,46 @@ export interface BuiltinTools {
   web_fetch: {
     input: OperationInput<operations['call_web_fetch']>;
     data: OperationData<operations['call_web_fetch']>;
+  };
+  exec_command: {
+    input: OperationInput<operations['call_exec_command']>;
+    data: OperationData<operations['call_exec_command']>;
+  };
+  write_stdin: {
+    input: OperationInput<operations['call_write_stdin']>;
+    data: OperationData<operations['call_write_stdin']>;
+  };
+  terminal_resize: {
+    input: OperationInput<operations['call_terminal_resize']>;
+    data: OperationData<operations['call_terminal_resize']>;
+  };
+  terminal_close: {
+    input: OperationInput<operations['call_terminal_close']>;
+    data: OperationData<operations['call_terminal_close']>;
+  };
+  terminal_list: {
+    input: OperationInput<operations['call_terminal_list']>;
+    data: OperationData<operations['call_terminal_list']>;
+  };
+  run_code: {
+    input: OperationInput<operations['call_run_code']>;
+    data: OperationData<operations['call_run_code']>;
+  };
+  kernel_interrupt: {
+    input: OperationInput<operations['call_kernel_interrupt']>;
+    data: OperationData<operations['call_kernel_interrupt']>;
+  };
+  kernel_restart: {
+    input: OperationInput<operations['call_kernel_restart']>;
+    data: OperationData<operations['call_kernel_restart']>;
+  };
+  kernel_close: {
+    input: OperationInput<operations['call_kernel_close']>;
+    data: OperationData<operations['call_kernel_close']>;
+  };
+  kernel_list: {
+    input: OperationInput<operations['call_kernel_list']>;
+    data: OperationData<operations['call_kernel_list']>;
   };
 }
 
@@ -392,6 +467,56 @@ export abstract class ToolMethods {
   }
 
   /**
+   * Run bash code in a persistent shell of this session: state carries over between calls, as in a terminal (cd, export, shell functions, aliases, source .venv/bin/activate). The shell "main" opens on first use; shell_open opens more. One command at a time per shell (a second gets 409 SHELL_BUSY). timeout_ms interrupts the command like Ctrl-C and keeps the shell. Returns the exit code, stdout, stderr and the shell's cwd. stdin is /dev/null: for interactive programs use a terminal. Same sandbox and limits as run_command.
+   */
+  shell_exec(
+    input: BuiltinTools['shell_exec']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['shell_exec']['data']> {
+    return this.tool('shell_exec', input, options);
+  }
+
+  /**
+   * Open a named persistent bash shell (shell_exec runs commands in it; "main" opens on first use without this). It keeps cwd, variables, functions and aliases between commands, until shell_close, shell_restart, or the server's idle close. 409 ALREADY_EXISTS if it is open.
+   */
+  shell_open(
+    input: BuiltinTools['shell_open']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['shell_open']['data']> {
+    return this.tool('shell_open', input, options);
+  }
+
+  /**
+   * Restart a persistent shell: kill it (and what it runs) and start a fresh bash under the same name, in the workspace root. Its state is lost. Use it on a shell reported dead (SHELL_DEAD).
+   */
+  shell_restart(
+    input: BuiltinTools['shell_restart']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['shell_restart']['data']> {
+    return this.tool('shell_restart', input, options);
+  }
+
+  /**
+   * Close a persistent shell: kill it and every process it started (background jobs too).
+   */
+  shell_close(
+    input: BuiltinTools['shell_close']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['shell_close']['data']> {
+    return this.tool('shell_close', input, options);
+  }
+
+  /**
+   * List this session's persistent shells: name, state (idle, busy, dead and why), cwd, the last command with its exit code and the end of its output.
+   */
+  shell_list(
+    input: BuiltinTools['shell_list']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['shell_list']['data']> {
+    return this.tool('shell_list', input, options);
+  }
+
+  /**
    * Read the session’s todo list, as last written with todo_write (empty at first).
    */
   todo_read(
@@ -579,5 +704,105 @@ export abstract class ToolMethods {
     options?: CallOptions,
   ): Promise<BuiltinTools['web_fetch']['data']> {
     return this.tool('web_fetch', input, options);
+  }
+
+  /**
+   * Start a command on a terminal (a PTY) that stays open between calls: for interactive programs (a REPL, a y/n prompt, git rebase -i, less, top). Waits up to yield_time_ms for output, then returns it with a terminal id while the program runs; write_stdin sends keystrokes (Ctrl-C included) or polls. screen: true also returns the rendered screen of full-screen programs. For a plain command whose output you want, run_command is simpler.
+   */
+  exec_command(
+    input: BuiltinTools['exec_command']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['exec_command']['data']> {
+    return this.tool('exec_command', input, options);
+  }
+
+  /**
+   * Type into a terminal started by exec_command: characters (control characters included) and named keys (ctrl-c, ctrl-d, up, down, enter, escape…), then wait up to yield_time_ms and return the new output. With nothing to type, it polls. screen: true returns the rendered screen.
+   */
+  write_stdin(
+    input: BuiltinTools['write_stdin']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['write_stdin']['data']> {
+    return this.tool('write_stdin', input, options);
+  }
+
+  /**
+   * Resize a terminal (rows x cols). Its program is told (SIGWINCH) and full-screen programs redraw.
+   */
+  terminal_resize(
+    input: BuiltinTools['terminal_resize']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['terminal_resize']['data']> {
+    return this.tool('terminal_resize', input, options);
+  }
+
+  /**
+   * Close a terminal: its program gets SIGHUP, then SIGKILL, with everything it started.
+   */
+  terminal_close(
+    input: BuiltinTools['terminal_close']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['terminal_close']['data']> {
+    return this.tool('terminal_close', input, options);
+  }
+
+  /**
+   * List the open terminals of this session (started with exec_command and still running).
+   */
+  terminal_list(
+    input: BuiltinTools['terminal_list']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['terminal_list']['data']> {
+    return this.tool('terminal_list', input, options);
+  }
+
+  /**
+   * Run Python in a persistent kernel (Jupyter ipykernel) of this session: variables, imports and open files stay between calls, like notebook cells. Returns printed output, the value of the last expression (text, HTML, JSON), errors with their traceback, and charts: matplotlib figures and other images are saved under .kernel-outputs/ and returned. timeout_ms interrupts a long cell; kernel_interrupt and kernel_restart control the kernel. Runs in the sandbox, in the workspace.
+   */
+  run_code(
+    input: BuiltinTools['run_code']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['run_code']['data']> {
+    return this.tool('run_code', input, options);
+  }
+
+  /**
+   * Interrupt the cell a kernel is running (as Ctrl-C: KeyboardInterrupt in Python). Variables stay. The run_code call of that cell answers with status "interrupted".
+   */
+  kernel_interrupt(
+    input: BuiltinTools['kernel_interrupt']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['kernel_interrupt']['data']> {
+    return this.tool('kernel_interrupt', input, options);
+  }
+
+  /**
+   * Restart a kernel: the interpreter is ended and started again, empty (all state is lost).
+   */
+  kernel_restart(
+    input: BuiltinTools['kernel_restart']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['kernel_restart']['data']> {
+    return this.tool('kernel_restart', input, options);
+  }
+
+  /**
+   * Shut a kernel down (its variables are gone); run_code with its name starts a new one.
+   */
+  kernel_close(
+    input: BuiltinTools['kernel_close']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['kernel_close']['data']> {
+    return this.tool('kernel_close', input, options);
+  }
+
+  /**
+   * List the kernels of this session (started by run_code), with whether each is running a cell.
+   */
+  kernel_list(
+    input: BuiltinTools['kernel_list']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['kernel_list']['data']> {
+    return this.tool('kernel_list', input, options);
   }
 }
