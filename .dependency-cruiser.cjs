@@ -42,11 +42,13 @@ const SANDBOXED = [
   '^src/runtime/runner/(prlimit|types)\\.ts$',
 ];
 
-/** One rule per layer (but the top): it may not import any layer above it. */
 // The optional dependencies of package.json, by name: npm ci leaves one out where it cannot be installed
 // (better-sqlite3 12 compiles, and a box with only Node has no compiler), so an import of it may not
 // resolve there; src/store/sqlite-driver.ts says which driver loads where.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS config file
 const OPTIONAL_DEPENDENCIES = `^(${Object.keys(require('./package.json').optionalDependencies ?? {}).join('|')})$`;
+
+/** One rule per layer (but the top): it may not import any layer above it. */
 
 const upwardRules = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,

@@ -24,7 +24,9 @@ async function timed(rounds: number, once: () => Promise<unknown>): Promise<numb
 
 /** RSS in KiB of the processes `selector` names, measured by ps inside the same runtime. */
 async function rssKiB(selector: string): Promise<number> {
-  const { data } = await call('run_command', { command: `ps -o rss= ${selector} | awk '{s+=$1} END {print s}'` });
+  const { data } = await call('run_command', {
+    command: `ps -o rss= ${selector} | awk '{s+=$1} END {print s}'`,
+  });
   return Number(String(data.stdout).trim());
 }
 
@@ -55,7 +57,9 @@ try {
   });
   const trueP50 = percentile(await timed(ROUNDS, () => call('run_command', { command: 'true' })), 50);
   const cellP50 = percentile(cells, 50);
-  console.log(`kernel cold start                            : ${starts.map((ms) => `${ms} ms`).join(', ')} (goal ≤ 2 s)`);
+  console.log(
+    `kernel cold start                            : ${starts.map((ms) => `${ms} ms`).join(', ')} (goal ≤ 2 s)`,
+  );
   console.log(`run_code 1+1 warm                            : p50 ${fmt(cellP50)} ms (goal ≤ 20 ms)`);
   console.log(`run_command true (baseline)                  : p50 ${fmt(trueP50)} ms`);
   console.log(`ratio cell/run_command                       : ${fmt(cellP50 / trueP50)}`);
@@ -64,7 +68,9 @@ try {
   const programPid = Number(terminal.data.pid);
   const scriptKiB = await rssKiB(`-p $(ps -o ppid= -p ${programPid})`);
   const programKiB = await rssKiB(`--sid ${programPid}`);
-  console.log(`memory of an idle terminal (script + bash)   : ${fmt((scriptKiB + programKiB) / 1024, 1)} MiB RSS`);
+  console.log(
+    `memory of an idle terminal (script + bash)   : ${fmt((scriptKiB + programKiB) / 1024, 1)} MiB RSS`,
+  );
   const kernels = await call('kernel_list', {});
   const kernelPid = Number((kernels.data.kernels as Array<{ pid: number }>)[0].pid);
   const kernelKiB = await rssKiB(`-p ${kernelPid}`);

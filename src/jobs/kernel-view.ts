@@ -1,7 +1,7 @@
 // What the kernel tools share: the kernel name input, the bounds from config, and run_code's answer
 // as a schema and as text for a model.
 import { Type, type Static } from 'typebox';
-import type { ToolContext } from '../contract/context.js';
+import type { Config } from '../config.js';
 import type { KernelBounds } from '../runtime/ops/kernels.js';
 
 export const KernelNameInput = Type.String({
@@ -10,7 +10,11 @@ export const KernelNameInput = Type.String({
   description: 'Which kernel (each name is its own interpreter with its own variables)',
 });
 
-export function kernelBounds(ctx: ToolContext): KernelBounds {
+/** From a tool's context (jobs/ sits below the tool contract): the kernel settings and the output cap. */
+export function kernelBounds(ctx: {
+  readonly services: { readonly config: Pick<Config, 'kernels'> };
+  readonly limits: { readonly outputMaxBytes: number };
+}): KernelBounds {
   const { kernels } = ctx.services.config;
   return {
     max: kernels.maxPerSession,

@@ -1,7 +1,14 @@
 // What the terminal tools share: the terminal id input, the read options (yield, output cap, screen),
 // named keys, and the state every call answers with, as TypeBox schemas and their text for a model.
 import { Type, type Static } from 'typebox';
-import type { ToolContext } from '../contract/context.js';
+import type { Config } from '../config.js';
+
+/** What of a tool's context a terminal call uses (jobs/ sits below the tool contract). */
+interface TerminalCallContext {
+  readonly workspace: { readonly runtime: { holdFor(ms: number): void } };
+  readonly services: { readonly config: Pick<Config, 'terminals'> };
+  emit(chunk: { stream: 'stdout'; chunk: string }): void;
+}
 import type { TerminalRead, TerminalState } from '../runtime/ops/terminals.js';
 
 export const TerminalIdInput = Type.String({
@@ -100,7 +107,7 @@ export function terminalData(state: TerminalState): TerminalStateData {
  * After every terminal call: the runtime is held as long as its terminals may live, and what the program
  * printed goes to the session's event stream.
  */
-export function afterTerminalCall(ctx: ToolContext, data: TerminalStateData): TerminalStateData {
+export function afterTerminalCall(ctx: TerminalCallContext, data: TerminalStateData): TerminalStateData {
   ctx.workspace.runtime.holdFor(ctx.services.config.terminals.idleSeconds * 1000);
   if (data.output) ctx.emit({ stream: 'stdout', chunk: data.output });
   return data;
