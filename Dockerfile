@@ -14,7 +14,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # The build writes the runtime bundle once (dist/src/runtime/runtime.cjs, src/runtime/bundle.ts), so the
-# image neither bundles at each start nor keeps esbuild and tsx (development dependencies, pruned).
+# image does not bundle at each start (esbuild is loaded only where that file is missing). esbuild and tsx
+# stay production dependencies: `npm ci --omit=dev && npm start` runs from source with them.
 RUN npm run build && npm prune --omit=dev
 # What the runtime never loads: better-sqlite3 13's prebuilt binaries for the other platforms and its
 # SQLite sources (it loads prebuilds/<platform>-<arch>.node, N-API), and on Node 22 and later

@@ -1,7 +1,8 @@
 // How the service's one event loop is doing: its utilisation (perf_hooks eventLoopUtilization) and its
 // stalls, sampled once a second. A sample that arrives late by more than stallMs means the loop was
-// blocked that long; /readyz reports a loop that was blocked or saturated within the last window, and
-// /metrics shows utilisation and stalls beside prom-client's lag percentiles.
+// blocked that long; /readyz reports a loop that stays blocked (stalls add up to over half the last
+// window: a busy loop that still takes its timers is not blocked, nor is one long garbage collection),
+// and /metrics shows utilisation and stalls beside prom-client's lag percentiles.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 const SAMPLE_MS = 1000;
@@ -21,7 +22,7 @@ export interface EventLoopState {
   maxStallMs: number;
   /** Stalls longer than stallMs since the start. */
   stalls: number;
-  /** Blocked longer than stallMs, or busy above the saturation share, within the window. */
+  /** Stalls within the window, the one under way included, add up to more than blockedShare of it. */
   blocked: boolean;
 }
 
@@ -30,8 +31,8 @@ export interface EventLoopOptions {
   stallMs: number;
   /** How far back /readyz looks. */
   windowMs: number;
-  /** Utilisation over the window at or above this counts as blocked too. */
-  saturation: number;
+  /** The share of the window the loop must have spent stalled to count as blocked (0..1). */
+  blockedShare: number;
 }
 
 export class EventLoopMonitor {
@@ -42,7 +43,7 @@ export class EventLoopMonitor {
   private stallCount = 0;
 
   constructor(
-    private readonly options: EventLoopOptions = { stallMs: 1000, windowMs: 10_000, saturation: 0.95 },
+    private readonly options: EventLoopOptions = { stallMs: 1000, windowMs: 10_000, blockedShare: 0.5 },
   ) {}
 
   start(): void {
@@ -75,12 +76,12 @@ export class EventLoopMonitor {
     }
     const utilization = total ? busy / total : 0;
     const maxStallMs = Math.max(ongoing, ...window.map((s) => s.lateMs));
+    const stalledMs = ongoing + window.reduce((sum, s) => sum + s.lateMs, 0);
     return {
       utilization,
       maxStallMs,
       stalls: this.stallCount,
-      blocked:
-        maxStallMs > this.options.stallMs || (window.length >= 3 && utilization >= this.options.saturation),
+      blocked: stalledMs > this.options.windowMs * this.options.blockedShare,
     };
   }
 

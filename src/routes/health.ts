@@ -47,7 +47,7 @@ export default async function healthRoutes(fastify: FastifyInstance): Promise<vo
         description:
           '503 when the database cannot take a write, the workspace root is not writable, the data ' +
           'filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or ' +
-          'the event loop was blocked over a second (or busy 95% of the time) in the last 10 s, or the ' +
+          'the event loop stayed blocked (stalls over half of the last 10 s), or the ' +
           'replica is full (capacity: a limit refuses new sessions); each check says why. ' +
           '`for=balancer` (what HAProxy checks) leaves the database out: every replica shares it, so its ' +
           'outage would take them all out together, while each still answers 503 STORAGE_UNAVAILABLE itself.',
@@ -87,7 +87,7 @@ export default async function healthRoutes(fastify: FastifyInstance): Promise<vo
       checks.eventLoop = loop.blocked
         ? {
             ok: false,
-            detail: `the event loop was blocked for ${Math.round(loop.maxStallMs)} ms (utilisation ${loop.utilization.toFixed(2)}) in the last 10 s`,
+            detail: `the event loop stays blocked: stalls over half of the last 10 s, the longest ${Math.round(loop.maxStallMs)} ms (utilisation ${loop.utilization.toFixed(2)})`,
           }
         : {
             ok: true,

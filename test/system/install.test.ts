@@ -82,14 +82,17 @@ describe('install needs no compiler', () => {
   it('no other installed package compiles anything (no binding.gyp whose scripts npm would run)', () => {
     // npm 11 runs a package's install scripts (node-gyp among them) only when allowScripts names it, so a
     // binding.gyp elsewhere (cpu-features, an optional dependency of dockerode's ssh2) is never built.
+    // Only the packages allowScripts allows (true): a package named there with false is denied.
     const allowed = new Set(
-      Object.keys(
+      Object.entries(
         (
           JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
             allowScripts?: Record<string, boolean>;
           }
         ).allowScripts ?? {},
-      ),
+      )
+        .filter(([, allow]) => allow)
+        .map(([name]) => name),
     );
     const native = Object.keys(lock.packages).filter(
       (location) =>
