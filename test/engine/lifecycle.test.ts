@@ -19,6 +19,7 @@ describe('service lifecycles', () => {
       t.app.services.parts.filter((part) => part[kind] !== undefined).map((part) => part.name);
     expect(names('forgetSession')).toEqual([
       'jobs',
+      'shells',
       'mcp-clients',
       'language-servers',
       'history',
@@ -34,12 +35,15 @@ describe('service lifecycles', () => {
     expect(names('close')).toEqual([
       'tool-folders',
       'jobs',
+      'shells',
       'mcp-clients',
       'language-servers',
       'runtimes',
       'leases',
       'egress',
       'tools',
+      'cpu-workers',
+      'event-loop',
       'code-index',
       'audit',
       'rate-limit',
