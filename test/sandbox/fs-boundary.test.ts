@@ -31,6 +31,7 @@ const ALLOWED: Record<string, string> = {
   'runtime/runner/spawn.ts': "starts the bwrap probe (the runtimes' commands start inside them)",
   'runtime/bundle.ts': 'writes the bundled runtime program to the temp dir',
   'ops/disk.ts': 'statfs of the data dir for readiness and metrics',
+  'ops/capacity/host.ts': "reads /proc/meminfo, /proc/loadavg and the kernel's pid limits for admission",
   'ops/startup.ts': 'creates the data dir and proves it writable before anything else starts',
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',

@@ -1,5 +1,5 @@
 // How much one replica takes on, and the one place that says no: a new session is admitted against the
-// live-session limit and the host's free memory, disk and process ids; a runtime start against the
+// live-session limit and the host's free memory and process ids; a runtime start against the
 // running-runtime limit and the same host floors. Before a start or a create is refused for runtimes or
 // memory, idle runtimes are stopped, least recently used first (their sessions stay and start again on
 // their next call). A refusal is 503 CAPACITY_EXHAUSTED with Retry-After, naming the limit, so a balancer
@@ -122,7 +122,9 @@ export class Capacity {
       },
       memory: { ...onHost.memory, full: onHost.memory.full && !roomByStopping },
       pids: { ...onHost.pids, full: onHost.pids.full && !roomByStopping },
-      disk: onHost.disk,
+      // Reported, never a refusal here: /readyz's disk check covers the floor, and a write that finds no
+      // room (a create's included) answers 507 INSUFFICIENT_STORAGE with nothing written half.
+      disk: { ...onHost.disk, full: false },
     };
   }
 
@@ -188,12 +190,11 @@ export class Capacity {
     await this.admitOnHost(starting);
   }
 
-  /** Memory and pids may be made room for by stopping idle runtimes; disk may not. */
+  /** Memory and pids, made room for by stopping idle runtimes. */
   private async admitOnHost(starting: SessionRuntime | undefined): Promise<void> {
     for (;;) {
       const [host, disk] = await Promise.all([this.sources.host(), this.sources.disk()]);
       const states = hostStates(host, disk, this.limits);
-      if (states.disk.full) throw this.refuse('disk', states.disk);
       const short = states.memory.full ? 'memory' : states.pids.full ? 'pids' : undefined;
       if (!short) return;
       if (!(await this.stopOneIdle(starting))) throw this.refuse(short, states[short]);
