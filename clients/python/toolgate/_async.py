@@ -1,0 +1,297 @@
+"""The asynchronous client: `AsyncToolgate` and `AsyncSession`, on one pooled httpx.AsyncClient; the same
+methods as the synchronous client (_sync.py), awaited."""
+from __future__ import annotations
+
+import os
+import asyncio
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Union
+
+import httpx
+
+from . import _http
+from ._errors import ToolgateError
+from ._loop import batch_body, to_append
+from ._models import SessionInfo, StreamEvent, ToolResult
+from ._sync import _with_builtins
+from ._tools import AsyncToolMethods
+
+Body = Union[bytes, str]
+
+
+class _Transport:
+    def __init__(self, url: str, timeout: float, retry: _http.RetryPolicy, client: Optional[httpx.AsyncClient]) -> None:
+        self.url = url.rstrip("/")
+        self.retry = retry
+        self.owned = client is None
+        self.client = client or httpx.AsyncClient(timeout=timeout, headers={"User-Agent": _http.USER_AGENT})
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        token: Optional[str],
+        *,
+        json: Any = None,
+        content: Optional[bytes] = None,
+        params: Optional[Dict[str, Any]] = None,
+        headers: Optional[Dict[str, str]] = None,
+    ) -> httpx.Response:
+        all_headers = dict(headers or {})
+        if token:
+            all_headers["Authorization"] = f"Bearer {token}"
+        safe = _http.retryable(method, all_headers)
+        attempt = 0
+        while True:
+            try:
+                response = await self.client.request(
+                    method, self.url + path, json=json, content=content, params=params, headers=all_headers
+                )
+            except httpx.TransportError as err:
+                sent = not isinstance(err, (httpx.ConnectError, httpx.ConnectTimeout))
+                if attempt >= self.retry.max_retries or (sent and not safe):
+                    raise
+                await asyncio.sleep(self.retry.delay(attempt))
+                attempt += 1
+                continue
+            if safe and _http.should_retry_status(response) and attempt < self.retry.max_retries:
+                await asyncio.sleep(self.retry.delay(attempt, response))
+                attempt += 1
+                continue
+            return response
+
+    async def close(self) -> None:
+        if self.owned:
+            await self.client.aclose()
+
+
+class AsyncSession(AsyncToolMethods):
+    """A toolgate session. Use it as a context manager to delete it (and its workspace) on exit."""
+
+    def __init__(self, transport: _Transport, id: str, token: str, info: Optional[SessionInfo] = None) -> None:
+        self._transport = transport
+        self.id = id
+        self.token = token
+        self.info = info
+        self._base = f"/v1/sessions/{_http.path_segment(id)}"
+
+    # --- tool calls -------------------------------------------------------------------------------------
+    async def call(self, name: str, args: Optional[Dict[str, Any]] = None, *, idempotency_key: Optional[str] = None) -> ToolResult:
+        """Runs a tool (POST /v1/sessions/{id}/tools/{name}): its envelope, or raises ToolgateError."""
+        key = idempotency_key or _http.new_idempotency_key()
+        response = await self._transport.send(
+            "POST", f"{self._base}/tools/{name}", self.token, json=args or {}, headers={"Idempotency-Key": key}
+        )
+        return _http.tool_result(_http.decode(response))
+
+    async def _tool(self, name: str, args: Dict[str, Any], idempotency_key: Optional[str]) -> Any:
+        return (await self.call(name, _http.compact(args), idempotency_key=idempotency_key)).data
+
+    async def stream(
+        self, name: str, args: Optional[Dict[str, Any]] = None, *, idempotency_key: Optional[str] = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Runs a tool with its output streamed (SSE): `start`, `output` events as the command writes, then
+        `end` with the envelope. A failed call raises ToolgateError after its output."""
+        key = idempotency_key or _http.new_idempotency_key()
+        headers = {
+            "Authorization": f"Bearer {self.token}",
+            "Accept": "text/event-stream",
+            "Idempotency-Key": key,
+        }
+        url = f"{self._transport.url}{self._base}/tools/{name}"
+        async with self._transport.client.stream("POST", url, json=args or {}, headers=headers) as response:
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                await response.aread()
+                _http.decode(response)
+                raise ToolgateError("UNEXPECTED_RESPONSE", "The service did not stream", status=response.status_code)
+            parser = _http.SseParser()
+            async for line in response.aiter_lines():
+                event = parser.line(line)
+                if event is None:
+                    continue
+                if event.event == "end":
+                    _http.end_of_stream(event)
+                yield event
+
+    async def batch(self, body: Union[Dict[str, Any], Sequence[Dict[str, Any]]]) -> Dict[str, Any]:
+        """POST /v1/sessions/{id}/calls: a list of `{name, arguments}` calls, or a body in a vendor's format."""
+        payload = {"calls": list(body)} if isinstance(body, (list, tuple)) else body
+        return _http.decode(await self._transport.send("POST", f"{self._base}/calls", self.token, json=payload))  # type: ignore[no-any-return]
+
+    # --- the agent loop ---------------------------------------------------------------------------------
+    async def tools(
+        self,
+        format: str = "openai",
+        *,
+        builtins: Sequence[str] = (),
+        category: Optional[str] = None,
+        strict: Optional[bool] = None,
+    ) -> List[Dict[str, Any]]:
+        """The declarations of the tools this session may call, in a vendor's format (the request's `tools`).
+
+        `builtins` adds the vendor's own tools that toolgate runs, by type (`apply_patch`, `shell` for
+        openai-responses; `text_editor_20250728`, `bash_20250124` for anthropic), in place of the tools
+        they stand for."""
+        params: Dict[str, Any] = {"format": format}
+        if category:
+            params["category"] = category
+        if strict is not None:
+            params["strict"] = "true" if strict else "false"
+        listing = _http.decode(await self._transport.send("GET", "/v1/tools", self.token, params=params))
+        return _with_builtins(listing, builtins)
+
+    async def handle(self, model_output: Any) -> List[Dict[str, Any]]:
+        """Runs the tool calls of a model's output through the batch endpoint; returns what to append to the
+        conversation after the model's turn (empty when it made no tool call: the loop is done)."""
+        fmt, body = batch_body(model_output)
+        if body is None:
+            return []
+        return to_append(fmt, await self.batch(body))
+
+    # --- files, archives, checkpoints ------------------------------------------------------------------
+    async def upload(self, path: str, content: Body, *, expected_sha256: Optional[str] = None) -> Dict[str, Any]:
+        """Writes a file byte for byte (PUT /files/{path}); `expected_sha256` makes it a compare-and-swap."""
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        headers = {"Content-Type": "application/octet-stream"}
+        if expected_sha256 is not None:
+            headers["Expected-SHA256"] = expected_sha256
+        response = await self._transport.send(
+            "PUT", f"{self._base}/files/{_http.file_path(path)}", self.token, content=data, headers=headers
+        )
+        return _http.decode(response)  # type: ignore[no-any-return]
+
+    async def download(self, path: str) -> bytes:
+        """A file's bytes (GET /files/{path})."""
+        response = await self._transport.send("GET", f"{self._base}/files/{_http.file_path(path)}", self.token)
+        _http.raise_for_bytes(response)
+        return response.content
+
+    async def upload_archive(self, archive: bytes, *, path: str = ".") -> Dict[str, Any]:
+        """Extracts a tar, tar.gz or zip into a directory of the workspace."""
+        response = await self._transport.send(
+            "POST",
+            f"{self._base}/archive",
+            self.token,
+            content=archive,
+            params={"path": path},
+            headers={"Content-Type": "application/octet-stream"},
+        )
+        return _http.decode(response)  # type: ignore[no-any-return]
+
+    async def download_archive(self, *, path: str = ".", format: str = "tar.gz", gitignore: bool = False) -> bytes:
+        """A directory of the workspace as a tar.gz or zip."""
+        params = {"path": path, "format": format, "gitignore": "true" if gitignore else "false"}
+        response = await self._transport.send("GET", f"{self._base}/archive", self.token, params=params)
+        _http.raise_for_bytes(response)
+        return response.content
+
+    async def create_checkpoint(self, name: Optional[str] = None) -> Dict[str, Any]:
+        body = {"name": name} if name else {}
+        response = await self._transport.send("POST", f"{self._base}/checkpoints", self.token, json=body)
+        return _http.decode(response)  # type: ignore[no-any-return]
+
+    async def list_checkpoints(self) -> Dict[str, Any]:
+        response = await self._transport.send("GET", f"{self._base}/checkpoints", self.token)
+        return _http.decode(response)  # type: ignore[no-any-return]
+
+    async def restore_checkpoint(self, checkpoint: str) -> Dict[str, Any]:
+        path = f"{self._base}/checkpoints/{_http.path_segment(checkpoint)}/restore"
+        return _http.decode(await self._transport.send("POST", path, self.token))  # type: ignore[no-any-return]
+
+    async def delete_checkpoint(self, checkpoint: str) -> None:
+        path = f"{self._base}/checkpoints/{_http.path_segment(checkpoint)}"
+        _http.decode(await self._transport.send("DELETE", path, self.token))
+
+    # --- lifetime ---------------------------------------------------------------------------------------
+    async def refresh(self) -> SessionInfo:
+        self.info = SessionInfo.model_validate(_http.decode(await self._transport.send("GET", self._base, self.token)))
+        return self.info
+
+    async def delete(self) -> None:
+        """Deletes the session and its workspace (a session already gone is not an error)."""
+        try:
+            _http.decode(await self._transport.send("DELETE", self._base, self.token))
+        except ToolgateError as err:
+            if err.status not in (401, 404):
+                raise
+
+    async def __aenter__(self) -> "AsyncSession":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.delete()
+
+
+
+class AsyncToolgate:
+    """The service. `url` and `api_key` default to TOOLGATE_URL and TOOLGATE_API_KEY."""
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        *,
+        timeout: float = 660.0,
+        retry: _http.RetryPolicy = _http.RetryPolicy(),
+        http_client: Optional[httpx.AsyncClient] = None,
+    ) -> None:
+        self.url = url or os.environ.get("TOOLGATE_URL", "http://127.0.0.1:8080")
+        self.api_key = api_key or os.environ.get("TOOLGATE_API_KEY")
+        self._transport = _Transport(self.url, timeout, retry, http_client)
+
+    def session(
+        self,
+        *,
+        profile: Optional[str] = None,
+        files: Optional[Dict[str, str]] = None,
+        image: Optional[str] = None,
+        **options: Any,
+    ) -> "_SessionStart":
+        """Creates a session: `s = await tg.session(...)`, or `async with tg.session(...) as s:` to delete it
+        on exit (other settings by their API names: ttlSeconds, network, …)."""
+        body = _http.compact({"profile": profile, "files": files, "image": image, **options})
+        return _SessionStart(self._transport, body, self.api_key)
+
+    def attach(self, id: str, token: str) -> AsyncSession:
+        """A session created elsewhere, by its id and token."""
+        return AsyncSession(self._transport, id, token)
+
+    async def tools(self, format: str = "toolgate", *, category: Optional[str] = None) -> Dict[str, Any]:
+        params = _http.compact({"format": format, "category": category})
+        return _http.decode(await self._transport.send("GET", "/v1/tools", self.api_key, params=params))  # type: ignore[no-any-return]
+
+    async def health(self) -> Dict[str, Any]:
+        return _http.decode(await self._transport.send("GET", "/healthz", None))  # type: ignore[no-any-return]
+
+    async def close(self) -> None:
+        await self._transport.close()
+
+    async def __aenter__(self) -> "AsyncToolgate":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class _SessionStart:
+    """What AsyncToolgate.session returns: awaited, the session; as an async context manager, the session
+    deleted on exit."""
+
+    def __init__(self, transport: _Transport, body: Dict[str, Any], api_key: Optional[str]) -> None:
+        self._transport, self._body, self._api_key = transport, body, api_key
+        self._session: Optional[AsyncSession] = None
+
+    async def _create(self) -> AsyncSession:
+        created = _http.decode(await self._transport.send("POST", "/v1/sessions", self._api_key, json=self._body))
+        info = SessionInfo.model_validate(created)
+        return AsyncSession(self._transport, info.id, created["token"], info)
+
+    def __await__(self) -> Any:
+        return self._create().__await__()
+
+    async def __aenter__(self) -> AsyncSession:
+        self._session = await self._create()
+        return self._session
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.delete()
