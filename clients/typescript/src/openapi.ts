@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Readiness: database, workspaces, disk and sandbox, each with its state
-         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, or the configured sandbox is missing; each check says why.
+         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or the replica is full (capacity: a limit refuses new sessions); each check says why.
          */
         get: operations["ready"];
         put?: never;
@@ -1180,6 +1180,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/capacity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This replica's capacity: each limit with its use
+         * @description Admin only. Live sessions, running runtimes, host memory, host tasks (process ids) and data disk, each as use and limit in one unit; a session create is refused with 503 CAPACITY_EXHAUSTED while a limit is full (runtimes, memory and pids count as full only when no idle runtime can be stopped).
+         */
+        get: operations["getCapacity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/events": {
         parameters: {
             query?: never;
@@ -1715,6 +1735,7 @@ export interface operations {
                                 backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
+                                full?: boolean;
                             };
                         };
                     };
@@ -1753,6 +1774,7 @@ export interface operations {
                                 backend?: ("bwrap" | "none" | "docker" | "kubernetes") | null;
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
+                                full?: boolean;
                             };
                         };
                     };
@@ -13187,6 +13209,155 @@ export interface operations {
                             /** @description Refusals with RATE_LIMITED (also counted in refused) */
                             rateLimited: number;
                         }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getCapacity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Whether a new session is refused now (/readyz says the same) */
+                        full: boolean;
+                        fullLimits: string[];
+                        limits: {
+                            sessions: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            runtimes: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            memory: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            pids: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                            disk: {
+                                /** @description Use now, in the unit of the limit */
+                                used: number;
+                                /** @description New sessions are refused at this use */
+                                limit: number;
+                                /** @description Whether this limit refuses a new session now */
+                                full: boolean;
+                                /** @enum {unknown} */
+                                unit: "sessions" | "runtimes" | "bytes" | "tasks";
+                            };
+                        };
+                        retryAfterSeconds: number;
                     };
                 };
             };
