@@ -9,7 +9,7 @@
 // Loopback only; everything the bench made is removed at the end.
 import { readFile } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
-import { ADMIN_KEY, fmt, percentile, startServer, type BenchServer } from './lib.js';
+import { ADMIN_KEY, fmt, percentile, startServer, timed, type BenchServer } from './lib.js';
 import { containersOf, docker, dockerUnavailable, removeContainersOf } from '../test/helpers/docker.js';
 import { descendantsPss, shimsPss } from './host-memory.js';
 
@@ -29,16 +29,6 @@ const admin = (server: BenchServer, path: string, init: RequestInit = {}) =>
     ...init,
     headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json', ...init.headers },
   });
-
-async function timed(times: number, work: () => Promise<void>): Promise<number[]> {
-  const ms: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const began = performance.now();
-    await work();
-    ms.push(performance.now() - began);
-  }
-  return ms;
-}
 
 /**
  * Host memory per live session with a running runtime on a backend, and what 1 GB holds of them: bwrap,

@@ -90,6 +90,17 @@ export async function load(options: autocannon.Options): Promise<LoadResult> {
 
 export const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
+/** Runs `work` `times` times one after another; each run's wall time in ms. */
+export async function timed(times: number, work: () => Promise<unknown>): Promise<number[]> {
+  const ms: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const began = performance.now();
+    await work();
+    ms.push(performance.now() - began);
+  }
+  return ms;
+}
+
 export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { ADMIN_KEY, callTool, fmt, percentile, startServer } from './lib.js';
+import { ADMIN_KEY, callTool, fmt, percentile, startServer, timed } from './lib.js';
 import { startChildProcess } from './child.js';
 import { instanceId } from '../src/runtime/backends/docker/index.js';
 import { LABELS } from '../src/runtime/backends/docker/container-spec.js';
@@ -25,16 +25,6 @@ const READS = Number(process.env.BENCH_READS ?? 300);
 const COMMANDS = Number(process.env.BENCH_COMMANDS ?? 40);
 const MB = 1024 * 1024;
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-
-const timed = async (times: number, work: () => Promise<unknown>): Promise<number[]> => {
-  const ms: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const began = performance.now();
-    await work();
-    ms.push(performance.now() - began);
-  }
-  return ms;
-};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -12,6 +12,8 @@ import type { DiskState } from '../disk.js';
 import type { HostResources } from './host.js';
 
 export type CapacityLimitName = 'sessions' | 'runtimes' | 'memory' | 'pids' | 'disk';
+/** The limits that refuse (the data disk is only reported). */
+type RefusingLimit = Exclude<CapacityLimitName, 'disk'>;
 
 /** One limit as used and allowed, in the same unit: full when `used >= limit`. */
 export interface CapacityLimitState {
@@ -43,49 +45,43 @@ export interface CapacitySources {
   disk(): Promise<DiskState>;
 }
 
+const limitState = (used: number, limit: number, unit: CapacityLimitState['unit']): CapacityLimitState => ({
+  used,
+  limit: Math.max(0, limit),
+  full: used >= limit,
+  unit,
+});
+
 /** Host floors as used/limit pairs: memory and tasks in use against what may be used before the floor. */
-function hostStates(
-  host: HostResources,
-  disk: DiskState,
-  limits: CapacityLimits,
-): Pick<CapacityReport, 'memory' | 'pids' | 'disk'> {
-  const state = (used: number, limit: number, unit: CapacityLimitState['unit']): CapacityLimitState => ({
-    used,
-    limit: Math.max(0, limit),
-    full: used >= limit,
-    unit,
-  });
+function hostStates(host: HostResources, limits: CapacityLimits): Pick<CapacityReport, 'memory' | 'pids'> {
   return {
-    memory: state(
+    memory: limitState(
       host.totalMemoryBytes - host.availableMemoryBytes,
       host.totalMemoryBytes - limits.minAvailableMemoryBytes,
       'bytes',
     ),
-    pids: state(host.tasks, host.maxTasks - limits.minFreePids, 'tasks'),
-    disk: state(disk.totalBytes - disk.freeBytes, disk.totalBytes - limits.minFreeDiskBytes, 'bytes'),
+    pids: limitState(host.tasks, host.maxTasks - limits.minFreePids, 'tasks'),
   };
 }
 
-const WHAT: Record<CapacityLimitName, (state: CapacityLimitState) => string> = {
+const WHAT: Record<RefusingLimit, (state: CapacityLimitState) => string> = {
   sessions: (s) => `this replica holds its limit of ${s.limit} live sessions`,
   runtimes: (s) => `this replica runs its limit of ${s.limit} session runtimes, none of them idle`,
   memory: (s) =>
     `the host's available memory is below its floor (${Math.round((s.used - s.limit) / 2 ** 20)} MiB short)`,
   pids: (s) => `the host has fewer free process ids than its floor (${s.used} tasks of ${s.limit} allowed)`,
-  disk: () => "the data filesystem's free space is below its floor",
 };
 
 /** The config key of each limit, for the operator. */
-const SETTING: Record<CapacityLimitName, string> = {
+const SETTING: Record<RefusingLimit, string> = {
   sessions: 'capacity.maxSessions (TOOLGATE_MAX_SESSIONS)',
   runtimes: 'capacity.maxRuntimes (TOOLGATE_MAX_RUNTIMES)',
   memory: 'capacity.minAvailableMemoryBytes',
   pids: 'capacity.minFreePids',
-  disk: 'disk.minFreeBytes',
 };
 
 export class Capacity {
-  private refusedCount: Partial<Record<CapacityLimitName, number>> = {};
+  private refusedCount: Partial<Record<RefusingLimit, number>> = {};
   /** Between a create's check and its row, no other create: a burst cannot pass the limit together. */
   private readonly creating = new KeyedLock();
 
@@ -111,7 +107,7 @@ export class Capacity {
     const { maxSessions, maxRuntimes } = this.limits;
     // Runtimes, memory and pids are full only when no runtime is idle: an idle one is stopped to make room.
     const roomByStopping = this.runtimes.leastRecentlyIdle().length > 0;
-    const onHost = hostStates(host, disk, this.limits);
+    const onHost = hostStates(host, this.limits);
     return {
       sessions: { used: sessions, limit: maxSessions, full: sessions >= maxSessions, unit: 'sessions' },
       runtimes: {
@@ -124,7 +120,14 @@ export class Capacity {
       pids: { ...onHost.pids, full: onHost.pids.full && !roomByStopping },
       // Reported, never a refusal here: /readyz's disk check covers the floor, and a write that finds no
       // room (a create's included) answers 507 INSUFFICIENT_STORAGE with nothing written half.
-      disk: { ...onHost.disk, full: false },
+      disk: {
+        ...limitState(
+          disk.totalBytes - disk.freeBytes,
+          disk.totalBytes - this.limits.minFreeDiskBytes,
+          'bytes',
+        ),
+        full: false,
+      },
     };
   }
 
@@ -193,8 +196,8 @@ export class Capacity {
   /** Memory and pids, made room for by stopping idle runtimes. */
   private async admitOnHost(starting: SessionRuntime | undefined): Promise<void> {
     for (;;) {
-      const [host, disk] = await Promise.all([this.sources.host(), this.sources.disk()]);
-      const states = hostStates(host, disk, this.limits);
+      // Only the host's memory and tasks decide here: no statfs on a runtime start's path.
+      const states = hostStates(await this.sources.host(), this.limits);
       const short = states.memory.full ? 'memory' : states.pids.full ? 'pids' : undefined;
       if (!short) return;
       if (!(await this.stopOneIdle(starting))) throw this.refuse(short, states[short]);
@@ -209,7 +212,7 @@ export class Capacity {
     return true;
   }
 
-  private refuse(limit: CapacityLimitName, state: CapacityLimitState): ToolgateError {
+  private refuse(limit: RefusingLimit, state: CapacityLimitState): ToolgateError {
     this.refusedCount[limit] = (this.refusedCount[limit] ?? 0) + 1;
     const retryAfter = this.limits.retryAfterSeconds;
     return toolgateError('CAPACITY_EXHAUSTED', `No capacity: ${WHAT[limit](state)}`, {
