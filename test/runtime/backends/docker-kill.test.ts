@@ -19,17 +19,20 @@ if (unavailable) console.log(`docker kill -9 test skipped: ${unavailable}`);
 const LINES = 10;
 
 describe.skipIf(unavailable !== null)('docker runtimes outlive a kill -9 of the service', () => {
-  const dataDir = tempDir('toolgate-docker-kill-');
+  // Made when the test runs, not when the file is collected: a skipped file runs no afterAll hook, so a
+  // dir made here would outlive it.
+  let dataDir = '';
   let server: ChildServer | undefined;
   afterAll(async () => {
     if (server && server.proc.exitCode === null && server.proc.signalCode === null) {
       server.proc.kill('SIGTERM');
       await server.exited;
     }
-    await removeContainersOf(dataDir);
+    if (dataDir) await removeContainersOf(dataDir);
   });
 
   it('adopts the background job after the restart: it ends with exit 0 and every line once', async () => {
+    dataDir = tempDir('toolgate-docker-kill-');
     const env = { TOOLGATE_SANDBOX: 'docker', LOG_LEVEL: 'warn' };
     server = await startChildServer({ dataDir, env });
     const session = await childSession(server, { profile: 'execute' });
