@@ -4,7 +4,8 @@
 // runtime, whose namespace has nothing of the host: however the race falls, no call may read the
 // outside canary, and nothing outside may be created, changed, moved or deleted. The same holds for the
 // routes that take paths without being tools (raw file PUT/GET, archive extract and download) and for
-// the snapshot tools (changes, checkpoint, restore), which walk and rewrite the whole tree.
+// the snapshot tools (changes, checkpoint, restore), which walk and rewrite the whole tree, and for
+// commands in persistent shells kept open through the soak.
 // CI-sized by default; the long run: TOOLGATE_RACE_CALLS=2000 npx vitest run test/sandbox/race.test.ts
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,10 @@ const TOOLS: Array<[string, Input]> = [
     }),
   ],
   ['delete_file', (i) => ({ path: i % 3 === 0 ? 'd/sub' : `d/${TAG}-w${i - 1}.txt`, recursive: true })],
+  // Two persistent shells stay open through the whole soak (issue 40): each call cds into d/ as it is at
+  // that moment and reads from there, in a subshell so the shell's own cwd stays at the root. A call on
+  // a shell that is still busy gets 409 SHELL_BUSY, which is counted like any other refusal.
+  ['shell_exec', (i) => ({ shell: `race${i % 2}`, command: '(cd d && cat a.txt passwd) 2>&1; pwd' })],
   [
     'move_file',
     (i) => ({
