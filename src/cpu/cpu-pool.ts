@@ -106,6 +106,17 @@ export class CpuPool {
     return this.queue.length;
   }
 
+  /**
+   * Boots every worker now (they otherwise boot with the first job that needs one; small jobs run inline
+   * and never do) and resolves once all are ready, the pool is closed or broken, or `timeoutMs` passed.
+   */
+  async warm(timeoutMs = 60_000): Promise<void> {
+    this.pump();
+    const deadline = Date.now() + timeoutMs;
+    while (this.ready < this.size && !this.closed && !this.broken && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   run<T>(job: CpuJob, options: CpuJobOptions): Promise<T> {
     if (this.closed) return Promise.reject(toolgateError('SHUTTING_DOWN', 'The service is shutting down'));
     if (this.broken) return Promise.reject(this.broken);

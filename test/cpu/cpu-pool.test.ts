@@ -39,6 +39,14 @@ describe('CpuPool', () => {
     ended.length = 0;
   });
 
+  it('boots no worker until asked, and every worker on warm()', async () => {
+    const cpu = make();
+    expect(cpu.ready).toBe(0);
+    await cpu.warm();
+    expect(cpu.ready).toBe(2);
+    expect(await cpu.run(job('echo', { text: 'warm' }), { owner: 'a' })).toBe('warm');
+  });
+
   it('answers a job with its value, and a typed error as the same code, suggestion and details', async () => {
     const cpu = make();
     expect(await cpu.run(job('echo', { text: 'hello' }), { owner: 'a' })).toBe('hello');
@@ -91,10 +99,8 @@ describe('CpuPool', () => {
     const cpu = make({ workers: 2 });
     expect(cpu.perOwner).toBe(1);
     // Both workers booted first, so the jobs below are placed as they arrive.
-    await Promise.all([
-      cpu.run(job('echo', { text: '' }), { owner: 'x' }),
-      cpu.run(job('echo', { text: '' }), { owner: 'y' }),
-    ]);
+    await cpu.warm();
+    expect(cpu.ready).toBe(2);
     const order: string[] = [];
     const first = cpu.run(job('spin', { ms: 400 }), { owner: 'hostile' }).then(() => order.push('hostile 1'));
     const second = cpu

@@ -23,8 +23,7 @@ const MiB = 1024 * 1024;
 
 /** A worker terminated by the previous test boots again (seconds from source on a busy machine). */
 async function workersReady(t: TestApp) {
-  const cpu = t.app.services.cpu;
-  for (let i = 0; i < 800 && cpu.ready < cpu.size; i++) await new Promise((r) => setTimeout(r, 25));
+  await t.app.services.cpu.warm(20_000);
 }
 
 /**
