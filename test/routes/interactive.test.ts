@@ -107,6 +107,26 @@ describe('GET /v1/sessions/{id}/interactive', () => {
     expect((await look(agent).expect(200)).body.terminals).toEqual([]);
   });
 
+  it('shows a shell running a command as busy, with that command', async () => {
+    // Sent now (a request chain is sent when awaited), answered once the command ends.
+    const running = Promise.resolve(
+      t.call(agent, 'shell_exec', { shell: 'second', command: 'sleep 1.5; echo slept' }).expect(200),
+    );
+    let second: { state: string; lastCommand?: string } | undefined;
+    for (let i = 0; i < 100 && second?.state !== 'busy'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const { shells } = (await look(agent).expect(200)).body as {
+        shells: { name: string; state: string }[];
+      };
+      second = shells.find((shell) => shell.name === 'second');
+    }
+    expect(second).toMatchObject({ state: 'busy', lastCommand: 'sleep 1.5; echo slept' });
+    expect((await running).body.data.stdout).toBe('slept\n');
+    const { shells } = (await look(agent).expect(200)).body as { shells: { name: string; state: string }[] };
+    expect(shells.find((shell) => shell.name === 'second')).toMatchObject({ state: 'idle', lastExitCode: 0 });
+    await t.call(agent, 'shell_close', { shell: 'second' }).expect(200);
+  });
+
   it.skipIf(!hostHasKernel)('shows a kernel and whether it runs a cell', { timeout: 60_000 }, async () => {
     await t.call(agent, 'run_code', { code: 'x = 1' }).expect(200);
     const res = await look(agent).expect(200);
