@@ -24,15 +24,10 @@ export class Screen {
     this.terminal.resize(cols, rows);
   }
 
-  /** Renders still waiting for the parser: answered (blank) by dispose, which drops their callbacks. */
-  private readonly waiting = new Set<(screen: RenderedScreen) => void>();
-
   /** The visible rows once everything fed so far is parsed; trailing blank rows left out. */
   render(): Promise<RenderedScreen> {
     return new Promise((resolve) => {
-      this.waiting.add(resolve);
       this.terminal.write('', () => {
-        if (!this.waiting.delete(resolve)) return;
         const buffer = this.terminal.buffer.active;
         const lines: string[] = [];
         for (let row = 0; row < this.terminal.rows; row++)
@@ -43,10 +38,7 @@ export class Screen {
     });
   }
 
-  /** Ends the emulator; a list or read rendering meanwhile (the terminal closed under it) gets no rows. */
   dispose(): void {
-    for (const resolve of this.waiting) resolve({ lines: [], cursor: { row: 0, col: 0 } });
-    this.waiting.clear();
     this.terminal.dispose();
   }
 }
