@@ -1,12 +1,14 @@
 // A session's activity, live: its settings, disk and runtime; the timeline of calls (from the audit log,
 // then the event stream /v1/sessions/{id}/events); a running command's output as it streams; the todo
-// list (GET /v1/sessions/{id}/todos, no tool call); the files changed with their diff (changes.js) and
-// the checkpoints with restore (checkpoints.js). Those two are tools underneath (workspace_changes,
-// checkpoint_list): each load is an audited read in the session's rate limit, so they reload only after
-// a call that may have changed the workspace ends, debounced — never after the console's own reads.
+// list (GET /v1/sessions/{id}/todos, no tool call); its shells, terminals and kernels (interactive.js:
+// polled, no tool call either); the files changed with their diff (changes.js) and the checkpoints with
+// restore (checkpoints.js). Those two are tools underneath (workspace_changes, checkpoint_list): each
+// load is an audited read in the session's rate limit, so they reload only after a call that may have
+// changed the workspace ends, debounced — never after the console's own reads.
 import { api, streamEvents } from './api.js';
 import { changesPanel } from './changes.js';
 import { checkpointsPanel } from './checkpoints.js';
+import { INTERACTIVE_TOOL, interactivePanel } from './interactive.js';
 import { ago, bytes, fill, h, ms, pill, say, time, table } from './dom.js';
 
 /** Names of the tools that neither write files nor run commands (from GET /v1/tools, no tool call). */
@@ -40,6 +42,7 @@ export function render(container, [id]) {
     signal: controller.signal,
     onRestored: () => changes.refresh(),
   });
+  const interactive = interactivePanel(path, { signal: controller.signal });
   const streamState = h('span.stream-state', { id: 'stream-state' }, 'connecting');
   let outputCall;
 
@@ -58,6 +61,7 @@ export function render(container, [id]) {
         h('div.table-wrap', {}, table('table', ['Time', 'Tool', 'Input', 'Status', 'Duration'], timeline)),
       ),
       h('section.card.wide', {}, outputTitle, output),
+      interactive.element,
       h('section.card', {}, h('h2', {}, 'Todo list'), todos),
       changes.element,
       checkpoints.element,
@@ -234,6 +238,7 @@ export function render(container, [id]) {
         changes.refreshSoon();
       }
       if (CHECKPOINT_TOOLS.has(data.tool)) checkpoints.refresh();
+      if (INTERACTIVE_TOOL.test(data.tool)) interactive.refresh();
     }
     drawCalls();
   }
@@ -243,6 +248,7 @@ export function render(container, [id]) {
   loadDetail();
   changes.refresh();
   checkpoints.refresh();
+  interactive.refresh();
   loadHistory();
   loadTodos();
   if (!readOnlyTools) loadReadOnlyTools().catch((err) => say(err.message, 'error'));

@@ -30,6 +30,7 @@ import sessionRoutes from './routes/sessions.js';
 import statsRoutes from './routes/stats.js';
 import toolCallRoutes from './routes/tool-calls.js';
 import todoRoutes from './routes/todos.js';
+import interactiveRoutes from './routes/interactive.js';
 import toolRoutes from './routes/tools.js';
 import checkpointRoutes from './routes/checkpoints.js';
 import changeRoutes from './routes/changes.js';
@@ -140,6 +141,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await app.register(changeRoutes);
   await app.register(forkRoutes);
   await app.register(todoRoutes);
+  await app.register(interactiveRoutes);
   await app.register(evalRoutes);
   await app.register(consoleRoutes);
   return app;

@@ -2,12 +2,28 @@
 // as a schema and as text for a model.
 import { Type, type Static } from 'typebox';
 import type { Config } from '../config.js';
-import type { KernelBounds } from '../runtime/ops/kernels.js';
+import type { KernelBounds, KernelInfo } from '../runtime/ops/kernels.js';
 
 export const KernelNameInput = Type.String({
   pattern: '^[A-Za-z0-9_-]{1,32}$',
   default: 'default',
   description: 'Which kernel (each name is its own interpreter with its own variables)',
+});
+
+/** A kernel as kernel_list shows it (and the session's console view). */
+export const KernelInfoSchema = Type.Object({
+  kernel: Type.String(),
+  language: Type.String(),
+  pid: Type.Union([Type.Integer(), Type.Null()]),
+  busy: Type.Boolean({ description: 'Running a cell now' }),
+  executions: Type.Integer(),
+  startedAt: Type.String(),
+  lastUsedAt: Type.String(),
+});
+
+export const kernelInfoData = ({ name, ...rest }: KernelInfo): Static<typeof KernelInfoSchema> => ({
+  kernel: name,
+  ...rest,
 });
 
 /** From a tool's context (jobs/ sits below the tool contract): the kernel settings and the output cap. */

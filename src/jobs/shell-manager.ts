@@ -144,11 +144,20 @@ export class ShellManager {
     return result.closed || known !== undefined;
   }
 
-  /** The session's shells as the runtime has them, with the ones it lost reported dead. */
-  async list(runtime: SessionRuntime): Promise<ShellInfo[]> {
+  /**
+   * The session's shells as the runtime has them, with the ones it lost reported dead. `look`: an
+   * operator's look (the console), asked of the runtime only while it runs and not as the session's
+   * activity (SessionRuntime.peek).
+   */
+  async list(runtime: SessionRuntime, { look = false } = {}): Promise<ShellInfo[]> {
     const shells = this.bySession.get(runtime.sessionId) ?? new Map<string, KnownShell>();
     for (const name of shells.keys()) this.checked(runtime, name);
-    const live = runtime.state === 'running' ? (await runtime.call('shellList', {})).result.shells : [];
+    const live =
+      runtime.state !== 'running'
+        ? []
+        : look
+          ? ((await runtime.peek('shellList', {}))?.shells ?? [])
+          : (await runtime.call('shellList', {})).result.shells;
     const lost = [...shells]
       .filter(([name, known]) => known.lost && !live.some((shell) => shell.name === name))
       .map(([name, known]) => lostInfo(name, known));

@@ -9,7 +9,7 @@ interface TerminalCallContext {
   readonly services: { readonly config: Pick<Config, 'terminals'> };
   emit(chunk: { stream: 'stdout'; chunk: string }): void;
 }
-import type { TerminalRead, TerminalState } from '../runtime/ops/terminals.js';
+import type { TerminalInfo, TerminalRead, TerminalState } from '../runtime/ops/terminals.js';
 
 export const TerminalIdInput = Type.String({
   pattern: '^term_[0-9]{1,9}$',
@@ -78,6 +78,32 @@ export const KEYS: Record<string, string> = {
 };
 
 export const KeyName = Type.Enum(Object.keys(KEYS), { description: 'A named key' });
+
+/** A terminal as terminal_list shows it (and the session's console view, with more). */
+export const TerminalInfoSchema = Type.Object({
+  terminalId: Type.String(),
+  command: Type.String({ description: 'The command (cut to 200 characters)' }),
+  pid: Type.Integer(),
+  rows: Type.Integer(),
+  cols: Type.Integer(),
+  startedAt: Type.String(),
+  lastUsedAt: Type.String(),
+  unreadBytes: Type.Integer({ description: 'Output waiting for the next write_stdin' }),
+});
+
+export function terminalInfoData(info: TerminalInfo): Static<typeof TerminalInfoSchema> {
+  const { id, command, pid, rows, cols, startedAt, lastUsedAt, unreadBytes } = info;
+  return {
+    terminalId: id,
+    command: command.slice(0, 200),
+    pid,
+    rows,
+    cols,
+    startedAt,
+    lastUsedAt,
+    unreadBytes,
+  };
+}
 
 export const TerminalStateSchema = Type.Object({
   terminalId: Type.String(),

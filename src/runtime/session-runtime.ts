@@ -225,6 +225,29 @@ export class SessionRuntime {
     return this.op(op, args, payload, signal);
   }
 
+  /**
+   * An operator's look at the runtime's own state (its shells, terminals, kernels): answered only while
+   * the runtime runs — never started for it — and not counted as the session's activity, so a console
+   * left open on a session does not keep an idle runtime from its stop. undefined: not running (or it
+   * died during the look).
+   */
+  async peek<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K> | undefined> {
+    const connection = this.connection;
+    if (!connection?.alive) return undefined;
+    // Outstanding without touching lastActivity: no idle stop in the middle, and the hang watchdog on.
+    this.outstanding++;
+    this.watch();
+    try {
+      return (await connection.call(op, args)).result;
+    } catch (err) {
+      if (!connection.alive) return undefined;
+      throw err;
+    } finally {
+      this.outstanding--;
+      this.armIdle();
+    }
+  }
+
   private async op<K extends OpName>(
     op: K,
     args: OpArgs<K>,

@@ -216,6 +216,74 @@ describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, (
     await shot('session');
   });
 
+  it("shows a session's shell (cwd, last command, output) and a terminal's screen, kept up to date", async () => {
+    const agent = await t.createSession({ profile: 'execute' });
+    const ran = await call(agent, 'shell_exec', {
+      command: 'mkdir -p deep/dir && cd deep/dir && echo from-the-shell',
+    });
+    expect(((await ran.json()) as { data: { cwd: string } }).data.cwd).toBe('deep/dir');
+    const started = await call(agent, 'exec_command', {
+      cmd: 'printf \'TERMINAL-SCREEN-TEXT\\n\'; read -r reply; echo "you said $reply"; sleep 60',
+      yield_time_ms: 300,
+    });
+    const terminalId = ((await started.json()) as { data: { terminalId: string } }).data.terminalId;
+    // The session's audit log (the page's changes and checkpoints panels are operator reads, left out).
+    const audited = async () =>
+      (
+        (await t.admin(t.http.get(`/v1/audit?sessionId=${agent.id}&limit=1000`)).expect(200)).body
+          .entries as { tool: string }[]
+      ).map((entry) => entry.tool);
+    const before = await audited();
+
+    await go(`#/session/${agent.id}`);
+    const shellCard = '#interactive article.shell[data-shell="main"][data-state="idle"]';
+    await page.waitForSelector(shellCard);
+    expect(await page.$eval(`${shellCard} .cwd`, (el) => el.textContent)).toBe('deep/dir');
+    expect(await page.$eval(`${shellCard} .last-command`, (el) => el.textContent)).toContain(
+      '$ mkdir -p deep/dir && cd deep/dir && echo from-the-shell',
+    );
+    expect(await page.$eval(`${shellCard} .shell-output`, (el) => el.textContent)).toContain(
+      'from-the-shell',
+    );
+    const screen = `#interactive article.terminal[data-terminal="${terminalId}"] pre.screen`;
+    await page.waitForSelector(screen);
+    expect(await page.$eval(screen, (el) => el.textContent)).toBe('TERMINAL-SCREEN-TEXT');
+
+    // The view follows the session: the program answers typed input, the shell runs another command.
+    await call(agent, 'write_stdin', { session_id: terminalId, chars: 'hello\n', yield_time_ms: 0 });
+    await page.waitForFunction(
+      (selector) => document.querySelector(selector)?.textContent?.includes('you said hello'),
+      {},
+      screen,
+    );
+    expect(await page.$eval(screen, (el) => el.textContent)).toBe(
+      'TERMINAL-SCREEN-TEXT\nhello\nyou said hello',
+    );
+    await call(agent, 'shell_exec', { command: 'cd .. && exit 3' });
+    await page.waitForSelector('#interactive article.shell[data-shell="main"][data-state="dead"]');
+    // Watching is no call of the session's: its audit log holds only the agent's own calls.
+    expect(await audited()).toEqual(['shell_exec', 'write_stdin', ...before]);
+    expect(
+      await page.$$('#timeline tr[data-tool="shell_list"], #timeline tr[data-tool="terminal_list"]'),
+    ).toHaveLength(0);
+    await shot('session-shells');
+
+    // A terminal's 80 columns scroll inside their box on a phone, never the page.
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const [scrollWidth, viewport] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
+      expect(scrollWidth).toBeLessThanOrEqual(viewport);
+    } finally {
+      await page.setViewport({ width: 1280, height: 900 });
+    }
+    await call(agent, 'terminal_close', { session_id: terminalId });
+    await page.waitForFunction(() => !document.querySelector('#interactive article.terminal'));
+  });
+
   it('shows what a command changed with its diff, lists a checkpoint and restores it', async () => {
     const agent = await t.createSession({ profile: 'execute', files: { 'notes.txt': 'alpha\nbeta\n' } });
     const checkpoint = await fetch(`${base}/v1/sessions/${agent.id}/checkpoints`, {

@@ -61,6 +61,7 @@ describe('console routes', () => {
       'api.js',
       'sessions.js',
       'activity.js',
+      'interactive.js',
       'approvals.js',
       'audit.js',
       'stats.js',

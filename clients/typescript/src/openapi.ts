@@ -1752,6 +1752,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/interactive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's shells, terminals and kernels
+         * @description What shell_list, terminal_list and kernel_list show, with each terminal’s rendered screen, for the admin or the session itself. Unlike those tools it is not a tool call: no audit row, no stats, none of the session’s rate limit. It reads the runtime only while it runs (a stopped runtime is not started: the lists are empty, shells the session had are reported dead) and does not count as the session’s activity: watching keeps no runtime from its idle stop and reads no terminal output (what is unread stays for the next write_stdin).
+         */
+        get: operations["getSessionInteractive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/evals": {
         parameters: {
             query?: never;
@@ -18690,6 +18710,157 @@ export interface operations {
                             status: "pending" | "in_progress" | "completed" | "cancelled";
                             /** @enum {unknown} */
                             priority?: "high" | "medium" | "low";
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSessionInteractive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The session runtime, which holds them all: while not running, no shell, terminal or kernel lives
+                         * @enum {unknown}
+                         */
+                        runtime: "running" | "starting" | "stopped";
+                        shells: {
+                            name: string;
+                            /** @enum {unknown} */
+                            state: "idle" | "busy" | "dead";
+                            /** @description bash's process id in the sandbox (0: unknown, the shell is gone) */
+                            pid: number;
+                            /** @description Working directory after the last command, workspace-relative */
+                            cwd: string;
+                            /** @description Epoch ms */
+                            startedAt: number;
+                            /** @description Epoch ms */
+                            lastUsedAt: number;
+                            /** @description Commands run in it */
+                            commands: number;
+                            lastCommand?: string;
+                            lastExitCode?: number | null;
+                            /** @description The last 2 KB of the last command's output */
+                            lastOutput?: string;
+                            deadReason?: string;
+                        }[];
+                        terminals: {
+                            terminalId: string;
+                            /** @description The command (cut to 200 characters) */
+                            command: string;
+                            pid: number;
+                            rows: number;
+                            cols: number;
+                            startedAt: string;
+                            lastUsedAt: string;
+                            /** @description Output waiting for the next write_stdin */
+                            unreadBytes: number;
+                            /** @description false: the program exited (no call has read its end yet) */
+                            running: boolean;
+                            exitCode: number | null;
+                            /** @description The visible screen, row by row, trailing blank rows left out */
+                            screen: string[];
+                            cursor?: {
+                                row: number;
+                                col: number;
+                            };
+                        }[];
+                        kernels: {
+                            kernel: string;
+                            language: string;
+                            pid: number | null;
+                            /** @description Running a cell now */
+                            busy: boolean;
+                            executions: number;
+                            startedAt: string;
+                            lastUsedAt: string;
                         }[];
                     };
                 };

@@ -41,6 +41,12 @@ export interface TerminalInfo {
   readonly lastUsedAt: string;
   /** Unread output waiting for the next write_stdin. */
   readonly unreadBytes: number;
+  /** False once the program exited (its terminal leaves the table when a call reads that end). */
+  readonly running: boolean;
+  readonly exitCode: number | null;
+  /** The visible screen, as TerminalState's (only when the list asked for screens). */
+  readonly screen?: readonly string[];
+  readonly cursor?: { readonly row: number; readonly col: number };
 }
 
 /** Per-session bounds the service passes with every start (from config `terminals`). */
@@ -74,5 +80,9 @@ export interface TerminalOps {
     result: { rows: number; cols: number };
   };
   terminalClose: { args: { readonly id: string }; result: { id: string; exitCode: number | null } };
-  terminalList: { args: Record<string, never>; result: { terminals: TerminalInfo[] } };
+  /**
+   * The open terminals; with `screens`, each one's rendered screen too. Listing reads nothing: the unread
+   * output stays for the next write_stdin, and no terminal counts as used (its idle close is not put off).
+   */
+  terminalList: { args: { readonly screens?: boolean }; result: { terminals: TerminalInfo[] } };
 }

@@ -1,16 +1,7 @@
 // kernel_list: the session's kernels (they live in its runtime, across calls and re-attaches).
 import { Type } from 'typebox';
 import { defineTool } from '../../contract/tool.js';
-
-const KernelInfo = Type.Object({
-  kernel: Type.String(),
-  language: Type.String(),
-  pid: Type.Union([Type.Integer(), Type.Null()]),
-  busy: Type.Boolean({ description: 'Running a cell now' }),
-  executions: Type.Integer(),
-  startedAt: Type.String(),
-  lastUsedAt: Type.String(),
-});
+import { KernelInfoSchema, kernelInfoData } from '../../jobs/kernel-view.js';
 
 export default defineTool({
   name: 'kernel_list',
@@ -18,11 +9,11 @@ export default defineTool({
   description: 'List the kernels of this session (started by run_code), with whether each is running a cell.',
   capabilities: { executesCommands: true },
   input: Type.Object({}, { additionalProperties: false }),
-  output: Type.Object({ kernels: Type.Array(KernelInfo) }),
+  output: Type.Object({ kernels: Type.Array(KernelInfoSchema) }),
   examples: [{}],
   async execute(_input, ctx) {
     const { result } = await ctx.workspace.call('kernelList', {});
-    return { kernels: result.kernels.map(({ name, ...rest }) => ({ kernel: name, ...rest })) };
+    return { kernels: result.kernels.map(kernelInfoData) };
   },
   render: (data) =>
     data.kernels.length === 0

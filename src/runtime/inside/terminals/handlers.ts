@@ -112,8 +112,9 @@ export function terminalHandlers(setup: TerminalSetup): {
       find(id);
       return reply({ id, exitCode: await close(id) });
     },
-    terminalList() {
-      return reply({ terminals: [...open.values()].map((terminal) => terminal.info()) });
+    async terminalList({ screens }) {
+      const terminals = await Promise.all([...open.values()].map((terminal) => terminal.info(screens)));
+      return reply({ terminals });
     },
   };
   return {

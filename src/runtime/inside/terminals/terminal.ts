@@ -126,7 +126,9 @@ export class Terminal {
     this.lastUsedAt = Date.now();
   }
 
-  info(): TerminalInfo {
+  /** What terminal_list shows; with the screen rendered (nothing read, the terminal not marked used). */
+  async info(withScreen = false): Promise<TerminalInfo> {
+    const rendered = withScreen ? await this.screen.render() : undefined;
     return {
       id: this.id,
       command: this.command,
@@ -136,6 +138,9 @@ export class Terminal {
       startedAt: this.startedAt.toISOString(),
       lastUsedAt: new Date(this.lastUsedAt).toISOString(),
       unreadBytes: this.unreadBytes,
+      running: this.running,
+      exitCode: this.exit?.code ?? null,
+      ...(rendered ? { screen: rendered.lines, cursor: rendered.cursor } : {}),
     };
   }
 
