@@ -30,6 +30,7 @@ const RUNTIME_DEPENDENT = [
   'test/tools/execution/run_command.test.ts',
   'test/tools/execution/jobs.test.ts',
   'test/tools/execution/shells.test.ts',
+  'test/routes/interactive.test.ts',
   'test/tools/execution/terminals.test.ts',
   'test/tools/execution/kernels.test.ts',
   'test/sandbox/runner-isolation.test.ts',
