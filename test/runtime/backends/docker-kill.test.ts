@@ -58,5 +58,6 @@ describe.skipIf(unavailable !== null)('docker runtimes outlive a kill -9 of the 
     expect(waited).toMatchObject({ finished: true, job: { status: 'exited', exitCode: 0 } });
     const output = (await call('job_output', { job_id: jobId })).output;
     expect(output).toBe(Array.from({ length: LINES }, (_, i) => `line ${i + 1}\n`).join(''));
-  });
+    // Two service starts from source (tsx) and a container: over 30 s on a busy 2-core machine.
+  }, 120_000);
 });
