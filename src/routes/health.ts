@@ -142,7 +142,12 @@ export default async function healthRoutes(fastify: FastifyInstance): Promise<vo
               detail: `sessions ${report.sessions.used}/${report.sessions.limit}, runtimes ${report.runtimes.used}/${report.runtimes.limit}`,
             };
       } catch (err) {
-        checks.capacity = { ok: false, detail: `cannot read the capacity: ${(err as Error).message}` };
+        // The session count is read from the shared database: for a balancer that is no reason to take
+        // this replica out (every replica shares the fault; its own answers carry STORAGE_UNAVAILABLE).
+        checks.capacity = {
+          ok: request.query.for === 'balancer',
+          detail: `cannot read the capacity: ${(err as Error).message}`,
+        };
       }
       const ready = Object.values(checks).every((c) => c.ok);
       return reply.code(ready ? 200 : 503).send({ ready, checks });
