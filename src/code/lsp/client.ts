@@ -64,6 +64,9 @@ interface WireWorkspaceEdit {
 const SEVERITIES = ['error', 'warning', 'info', 'hint'] as const;
 
 /** The promise's value, or undefined once `ms` have passed. */
+/** How long a file's diagnostics must stay unchanged to count as the server's answer (see diagnostics). */
+const SETTLE_MS = 150;
+
 export function timeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<undefined>((resolve) => {
@@ -293,6 +296,7 @@ export class LspClient {
    * `budgetMs`; undefined when none came in time.
    */
   async diagnostics(file: string, version: number, budgetMs: number): Promise<Diagnostic[] | undefined> {
+    const deadline = Date.now() + budgetMs;
     const current = () => {
       const entry = this.published.get(file);
       const fresh =
@@ -301,17 +305,31 @@ export class LspClient {
           : entry && entry.seq > (this.sentAt.get(file) ?? 0);
       return fresh ? entry : undefined;
     };
-    if (current()) return current()!.diagnostics;
-    let wake!: () => void;
-    const changed = new Promise<void>((resolve) => (wake = resolve));
-    const check = () => current() && wake();
-    this.waiters.add(check);
-    try {
-      await timeout(changed, budgetMs);
-    } finally {
-      this.waiters.delete(check);
+    if (!current()) await this.nextPublication(() => current() !== undefined, deadline - Date.now());
+    // Servers publish a version in steps: pyright checks in time slices and publishes what a slice
+    // found (the parse's empty list, then the checker's errors), typescript-language-server the
+    // syntactic then the semantic pass. A fresh list is taken once no newer one came for SETTLE_MS.
+    for (let seen = current(); seen; seen = current()) {
+      const settled = Math.min(SETTLE_MS, deadline - Date.now());
+      if (settled <= 0) break;
+      const newer = await this.nextPublication(() => this.published.get(file) !== seen, settled);
+      if (!newer) break;
     }
     return current()?.diagnostics;
+  }
+
+  /** Resolves true once `check` holds after a publication, false after `ms`. */
+  private async nextPublication(check: () => boolean, ms: number): Promise<boolean> {
+    if (ms <= 0) return false;
+    let wake!: () => void;
+    const changed = new Promise<boolean>((resolve) => (wake = () => resolve(true)));
+    const waiter = () => check() && wake();
+    this.waiters.add(waiter);
+    try {
+      return (await timeout(changed, ms)) ?? false;
+    } finally {
+      this.waiters.delete(waiter);
+    }
   }
 
   /** Ends the session politely if the server listens, and stops its process in any case. */
