@@ -11,6 +11,7 @@ import type { ToolLogger } from '../lib/logger.js';
 import type { OutputChunk } from '../lib/output-chunk.js';
 import type { RuntimeManager } from '../runtime/manager.js';
 import type { Egress } from '../network/egress.js';
+import type { PreviewService } from '../preview/service.js';
 import type { CommandRunner } from '../runtime/runner/runner.js';
 import type { IoUsage, Workspace } from '../runtime/workspace.js';
 import type { WorkspaceManager } from '../sandbox/workspaces.js';
@@ -30,6 +31,8 @@ export interface ToolServices {
   readonly runtimes: RuntimeManager;
   /** The egress proxy and its decisions: the only way to the network (web_fetch goes through it too). */
   readonly egress: Egress;
+  /** Previews of the session's servers: exposed ports, links, connections through the runtime. */
+  readonly preview: PreviewService;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
   /** Parsed source files per workspace, for the code and project tools. */

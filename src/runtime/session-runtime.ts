@@ -73,6 +73,8 @@ export interface RuntimeOptions {
   readonly image?: string;
   /** A one-shot runtime (RuntimeManager.oneShot): never re-attached, gone once stopped. */
   readonly transient?: boolean;
+  /** Host directory of the ingress socket, for previews of the session's ports (RuntimeStart.ingressDir). */
+  readonly ingressDir?: string;
 }
 
 export interface CommandRequest {
@@ -155,6 +157,7 @@ export class SessionRuntime {
         workspaceRoot: this.workspaceRoot,
         ...(egress ? { egressSocket: egress.socketPath } : {}),
         ...(egress?.splice === false ? { egressCopy: true } : {}),
+        ...(this.options.ingressDir !== undefined ? { ingressDir: this.options.ingressDir } : {}),
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: this.options.readOnlyPaths ?? [],
         overlay: this.options.overlay?.(),

@@ -29,6 +29,7 @@ import { StreamTable } from './streams.js';
 import { transferHandlers } from './transfer.js';
 import { gitHandlers } from './git-clone.js';
 import { startEgressRelay } from './egress-relay.js';
+import { portHandlers } from './ports.js';
 
 // The protocol owns stdout.
 console.log = console.error;
@@ -70,6 +71,7 @@ const handlers = new Map<string, AnyHandler>(
     ...snapshotHandlers,
     ...transferHandlers(streams),
     ...gitHandlers(proxyEnv),
+    ...portHandlers(process.env.TOOLGATE_RUNTIME_INGRESS || undefined),
   }) as Array<[string, AnyHandler]>,
 );
 

@@ -7,10 +7,14 @@ import type { SourceOps } from './source.js';
 import type { TreeOps } from './tree.js';
 import type { SnapshotOps } from './snapshot.js';
 import type { TransferOps } from './transfer.js';
+import type { PortOps } from './ports.js';
 
-export type Ops = FileOps & CommandOps & WalkOps & SourceOps & TreeOps & SnapshotOps & TransferOps;
+export type Ops = FileOps & CommandOps & WalkOps & SourceOps & TreeOps & SnapshotOps &
+  TransferOps &
+  PortOps;
 export type OpName = keyof Ops;
 export type OpArgs<K extends OpName> = Ops[K]['args'];
 export type OpResult<K extends OpName> = Ops[K]['result'];
 
 export type { FileStat, DirEntry, EntryType } from './files.js';
+export type { ListeningPort } from './ports.js';
