@@ -38,6 +38,8 @@ import checkpoint_create from './workspace/checkpoint_create.js';
 import checkpoint_list from './workspace/checkpoint_list.js';
 import checkpoint_restore from './workspace/checkpoint_restore.js';
 import web_fetch from './web/web_fetch.js';
+import list_ports from './preview/list_ports.js';
+import expose_port from './preview/expose_port.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -78,4 +80,6 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   checkpoint_list,
   checkpoint_restore,
   web_fetch,
+  list_ports,
+  expose_port,
 ];
