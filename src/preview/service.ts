@@ -135,7 +135,11 @@ export class PreviewService {
       done: (err: Error | null, socket?: net.Socket) => void,
     ) => {
       this.connect(session, port).then(
-        (socket) => done(null, socket),
+        (socket) => {
+          // The ingress hands it over paused (it stopped reading after the ticket): the client reads now.
+          socket.resume();
+          done(null, socket);
+        },
         (err: Error) => done(err),
       );
       return undefined;
