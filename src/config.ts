@@ -74,7 +74,8 @@ const ProfileSchema = Type.Object(
       Type.Object(
         {
           expose: Type.Boolean({
-            description: 'sessions of this profile may expose ports for previews (expose_port, docs/preview.md)',
+            description:
+              'sessions of this profile may expose ports for previews (expose_port, docs/preview.md)',
           }),
           ports: Type.Optional(
             Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
@@ -411,8 +412,18 @@ const HttpSchema = Type.Object(
 /** Previews of sessions' servers (docs/preview.md): how long the links made for them last. */
 const PreviewSchema = Type.Object(
   {
-    linkMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 60, description: 'a link lasts this long unless asked otherwise' }),
-    maxLinkMinutes: Type.Integer({ minimum: 1, maximum: 10_080, default: 1440, description: 'the longest a link may be asked to last' }),
+    linkMinutes: Type.Integer({
+      minimum: 1,
+      maximum: 10_080,
+      default: 60,
+      description: 'a link lasts this long unless asked otherwise',
+    }),
+    maxLinkMinutes: Type.Integer({
+      minimum: 1,
+      maximum: 10_080,
+      default: 1440,
+      description: 'the longest a link may be asked to last',
+    }),
   },
   { additionalProperties: false },
 );

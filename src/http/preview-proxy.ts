@@ -73,7 +73,10 @@ export async function forwardPreview(
     });
   } catch (err) {
     raw.unpipe(upstream);
-    record(isToolgateError(err) ? err.statusCode : 502, isToolgateError(err) ? err.code : 'PORT_NOT_LISTENING');
+    record(
+      isToolgateError(err) ? err.statusCode : 502,
+      isToolgateError(err) ? err.code : 'PORT_NOT_LISTENING',
+    );
     throw err;
   }
   upstream.on('error', () => reply.raw.destroy());

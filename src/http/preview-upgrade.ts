@@ -40,7 +40,11 @@ function refuse(socket: Duplex, err: unknown): void {
 }
 
 /** The request line and headers, as they go to the app (or, `raw`, unchanged to the owning replica). */
-function requestHead(method: string, path: string, headers: Record<string, string | string[] | number | undefined>): string {
+function requestHead(
+  method: string,
+  path: string,
+  headers: Record<string, string | string[] | number | undefined>,
+): string {
   const lines = [`${method} ${path} HTTP/1.1`];
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -50,13 +54,19 @@ function requestHead(method: string, path: string, headers: Record<string, strin
 }
 
 /** Joins the two sockets; `ended` gets the bytes each way once both are closed. */
-function join(client: Duplex, upstream: Duplex, ended: (bytesIn: number, bytesOut: number, status: number) => void): void {
+function join(
+  client: Duplex,
+  upstream: Duplex,
+  ended: (bytesIn: number, bytesOut: number, status: number) => void,
+): void {
   let bytesIn = 0;
   let bytesOut = 0;
   let status = 0;
   client.on('data', (chunk: Buffer) => (bytesIn += chunk.length));
   upstream.on('data', (chunk: Buffer) => {
-    if (status === 0) status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(chunk.subarray(0, 16).toString('latin1'))?.[1] ?? 0) || -1;
+    if (status === 0)
+      status =
+        Number(/^HTTP\/1\.[01] (\d{3})/.exec(chunk.subarray(0, 16).toString('latin1'))?.[1] ?? 0) || -1;
     bytesOut += chunk.length;
   });
   client.pipe(upstream);

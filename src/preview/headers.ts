@@ -79,7 +79,8 @@ export function headersForClient(headers: IncomingHttpHeaders, prefix: string): 
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
-    if (name === 'set-cookie') out[name] = (value as string[]).map((cookie) => cookieForClient(cookie, prefix));
+    if (name === 'set-cookie')
+      out[name] = (value as string[]).map((cookie) => cookieForClient(cookie, prefix));
     else if (name === 'location' && typeof value === 'string') out[name] = locationForClient(value, prefix);
     else out[name] = value;
   }

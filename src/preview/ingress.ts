@@ -86,12 +86,17 @@ export class Ingress {
    * never starts one: nothing could be listening in a fresh one); PORT_NOT_LISTENING when nothing is.
    */
   async connect(runtime: SessionRuntime, port: number): Promise<net.Socket> {
-    if (!this.server) throw toolgateError('RUNTIME_UNAVAILABLE', 'Previews are not available (no ingress socket)');
+    if (!this.server)
+      throw toolgateError('RUNTIME_UNAVAILABLE', 'Previews are not available (no ingress socket)');
     if (runtime.state !== 'running') {
-      throw toolgateError('PORT_NOT_LISTENING', `Nothing in the session listens on port ${port}: its runtime is not running`, {
-        suggestion: 'Start the server in the session first (run_command with background: true).',
-        details: { port },
-      });
+      throw toolgateError(
+        'PORT_NOT_LISTENING',
+        `Nothing in the session listens on port ${port}: its runtime is not running`,
+        {
+          suggestion: 'Start the server in the session first (run_command with background: true).',
+          details: { port },
+        },
+      );
     }
     const ticket = randomBytes(18).toString('base64url');
     const arrived = new Promise<net.Socket>((resolve, reject) => {

@@ -40,11 +40,16 @@ const invalid = () =>
   });
 
 /** The grant of a token whose signature holds and which has not expired; else a 401. */
-export function verifyLink(key: Buffer, token: string, nowSeconds = Math.floor(Date.now() / 1000)): PreviewGrant {
+export function verifyLink(
+  key: Buffer,
+  token: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): PreviewGrant {
   const parts = token.split('.');
   if (parts.length !== 5 || parts[0] !== VERSION) throw invalid();
   const [, sessionId, portText, expiresText, signature] = parts;
-  if (!SESSION_ID.test(sessionId) || !/^\d{1,5}$/.test(portText) || !/^\d{1,12}$/.test(expiresText)) throw invalid();
+  if (!SESSION_ID.test(sessionId) || !/^\d{1,5}$/.test(portText) || !/^\d{1,12}$/.test(expiresText))
+    throw invalid();
   const expected = Buffer.from(sign(key, parts.slice(0, 4).join('.')));
   const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();

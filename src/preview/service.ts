@@ -61,9 +61,14 @@ export class PreviewService {
 
   private assertMayExpose(session: SessionRef): void {
     if (!this.mayExpose(session)) {
-      throw toolgateError('PREVIEW_NOT_ALLOWED', `Sessions of profile "${session.profile}" may not expose ports`, {
-        suggestion: 'An operator allows it with `preview: { expose: true }` in the profile (docs/preview.md).',
-      });
+      throw toolgateError(
+        'PREVIEW_NOT_ALLOWED',
+        `Sessions of profile "${session.profile}" may not expose ports`,
+        {
+          suggestion:
+            'An operator allows it with `preview: { expose: true }` in the profile (docs/preview.md).',
+        },
+      );
     }
   }
 
@@ -71,8 +76,14 @@ export class PreviewService {
     if (!this.mayExpose(session)) return [];
     const cached = this.cache.get(session.id);
     if (cached && Date.now() - cached.at < CACHE_MS) return cached.ports;
-    const byPolicy = (this.policy(session).ports ?? []).map((port) => ({ port, exposedBy: 'policy', exposedAt: null }));
-    const stored = (await this.store.list(session.id)).filter((row) => !byPolicy.some((p) => p.port === row.port));
+    const byPolicy = (this.policy(session).ports ?? []).map((port) => ({
+      port,
+      exposedBy: 'policy',
+      exposedAt: null,
+    }));
+    const stored = (await this.store.list(session.id)).filter(
+      (row) => !byPolicy.some((p) => p.port === row.port),
+    );
     const ports = [...byPolicy, ...stored].sort((a, b) => a.port - b.port);
     this.cache.set(session.id, { ports, at: Date.now() });
     return ports;
@@ -98,7 +109,8 @@ export class PreviewService {
     this.assertMayExpose(session);
     if ((await this.exposed(session)).some((exposed) => exposed.port === port)) return;
     throw toolgateError('PORT_NOT_EXPOSED', `Port ${port} of this session is not exposed`, {
-      suggestion: 'The session exposes it with the expose_port tool (or its profile lists it in preview.ports).',
+      suggestion:
+        'The session exposes it with the expose_port tool (or its profile lists it in preview.ports).',
       details: { port },
     });
   }

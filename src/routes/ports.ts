@@ -38,11 +38,18 @@ export default async function portRoutes(fastify: FastifyInstance): Promise<void
         tags: ['sessions'],
         summary: 'A signed, expiring link to an exposed port',
         description:
-          'A URL that opens the port\'s preview in a browser without a token header: /v1/previews/{token}/, valid `minutes` (config preview.linkMinutes by default, at most preview.maxLinkMinutes). 403 PORT_NOT_EXPOSED until the session exposed the port.',
-        params: Type.Object({ id: SessionIdParams.properties.id, port: Type.String({ pattern: '^[0-9]{1,5}$' }) }),
+          "A URL that opens the port's preview in a browser without a token header: /v1/previews/{token}/, valid `minutes` (config preview.linkMinutes by default, at most preview.maxLinkMinutes). 403 PORT_NOT_EXPOSED until the session exposed the port.",
+        params: Type.Object({
+          id: SessionIdParams.properties.id,
+          port: Type.String({ pattern: '^[0-9]{1,5}$' }),
+        }),
         body: Type.Optional(
           Type.Object(
-            { minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080, description: 'how long the link lasts' })) },
+            {
+              minutes: Type.Optional(
+                Type.Integer({ minimum: 1, maximum: 10_080, description: 'how long the link lasts' }),
+              ),
+            },
             { additionalProperties: false },
           ),
         ),

@@ -28,10 +28,13 @@ export class ExposedPortStore {
   constructor(private readonly db: SqlDatabase) {}
 
   async list(sessionId: string): Promise<ExposedPortRow[]> {
-    const rows = await this.db.all<{ port: number | string; exposed_at: number | string; exposed_by: string }>(
-      'SELECT port, exposed_at, exposed_by FROM exposed_ports WHERE session_id = ? ORDER BY port',
-      [sessionId],
-    );
+    const rows = await this.db.all<{
+      port: number | string;
+      exposed_at: number | string;
+      exposed_by: string;
+    }>('SELECT port, exposed_at, exposed_by FROM exposed_ports WHERE session_id = ? ORDER BY port', [
+      sessionId,
+    ]);
     // PostgreSQL answers BIGINT columns as strings.
     return rows.map((row) => ({
       port: Number(row.port),

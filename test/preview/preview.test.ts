@@ -2,6 +2,7 @@
 // in the session only once it is exposed, with the session token or a signed link; the app never sees
 // toolgate's Authorization header; expired, forged and tampered links and unexposed ports are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error ws ships no types here (no @types/ws installed)
 import WebSocket from 'ws';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { needs } from '../helpers/requires.js';
@@ -45,7 +46,9 @@ class H(http.server.BaseHTTPRequestHandler):
                 if n == 126: n = struct.unpack('>H', r.read(2))[0]
                 elif n == 127: n = struct.unpack('>Q', r.read(8))[0]
                 mask = r.read(4); data = bytes(b ^ mask[i % 4] for i, b in enumerate(r.read(n)))
-                if op == 8: return
+                if op == 8:
+                    self.close_connection = True
+                    return
                 out = b'echo:' + data
                 head = bytes([0x80 | op]) + (bytes([len(out)]) if len(out) < 126 else bytes([126]) + struct.pack('>H', len(out)))
                 self.wfile.write(head + out); self.wfile.flush()
@@ -88,8 +91,12 @@ describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap
     expect(before.status).toBe(403);
     expect((await before.json()).error.code).toBe('PORT_NOT_EXPOSED');
     const ports = await t.call(s, 'list_ports', {});
-    expect(ports.body.data.listening).toContainEqual(expect.objectContaining({ port: 8000, address: '127.0.0.1' }));
-    expect(ports.body.data.listening.find((p: { port: number }) => p.port === 8000).processes[0].command).toContain('server.py');
+    expect(ports.body.data.listening).toContainEqual(
+      expect.objectContaining({ port: 8000, address: '127.0.0.1' }),
+    );
+    expect(
+      ports.body.data.listening.find((p: { port: number }) => p.port === 8000).processes[0].command,
+    ).toContain('server.py');
     const exposed = await t.call(s, 'expose_port', { port: 8000 });
     expect(exposed.status).toBe(200);
     expect(exposed.body.data).toMatchObject({ port: 8000, listening: true });
@@ -103,13 +110,21 @@ describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap
     // The app's cookie is scoped to the preview's path, without its Domain.
     expect(got.headers.get('set-cookie')).toBe(`app=1; Path=/v1/sessions/${s.id}/ports/8000/`);
     const body = Buffer.alloc(300_000, 7);
-    const posted = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/echo`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/x-thing' }, body });
+    const posted = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/echo`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/x-thing' },
+      body,
+    });
     expect(posted.status).toBe(200);
     expect(Buffer.from(await posted.arrayBuffer()).equals(body)).toBe(true);
   });
 
   it('a link opens the preview without a header; SSE streams through', async () => {
-    const made = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/links`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: '{"minutes":5}' });
+    const made = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/links`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"minutes":5}',
+    });
     expect(made.status).toBe(201);
     const link = await made.json();
     expect(link.path).toMatch(/^\/v1\/previews\/[^/]+\/$/);
@@ -123,23 +138,47 @@ describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap
 
   it('refuses expired, forged and tampered links, and another session', async () => {
     const key = linkKey(ADMIN_KEY);
-    const expired = signLink(key, { sessionId: s.id, port: 8000, expiresAt: Math.floor(Date.now() / 1000) - 5 });
+    const expired = signLink(key, {
+      sessionId: s.id,
+      port: 8000,
+      expiresAt: Math.floor(Date.now() / 1000) - 5,
+    });
     const r1 = await fetch(`${base}/v1/previews/${expired}/`);
     expect(r1.status).toBe(401);
     expect((await r1.json()).error.code).toBe('PREVIEW_LINK_EXPIRED');
-    const forged = signLink(Buffer.from('not the key'), { sessionId: s.id, port: 8000, expiresAt: Math.floor(Date.now() / 1000) + 60 });
+    const forged = signLink(Buffer.from('not the key'), {
+      sessionId: s.id,
+      port: 8000,
+      expiresAt: Math.floor(Date.now() / 1000) + 60,
+    });
     const r2 = await fetch(`${base}/v1/previews/${forged}/`);
     expect((await r2.json()).error.code).toBe('PREVIEW_LINK_INVALID');
-    const good = signLink(key, { sessionId: s.id, port: 8000, expiresAt: Math.floor(Date.now() / 1000) + 60 });
+    const good = signLink(key, {
+      sessionId: s.id,
+      port: 8000,
+      expiresAt: Math.floor(Date.now() / 1000) + 60,
+    });
     const otherPort = good.replace('.8000.', '.8001.');
-    expect((await (await fetch(`${base}/v1/previews/${otherPort}/`)).json()).error.code).toBe('PREVIEW_LINK_INVALID');
+    expect((await (await fetch(`${base}/v1/previews/${otherPort}/`)).json()).error.code).toBe(
+      'PREVIEW_LINK_INVALID',
+    );
     const otherSession = good.replace(`.${s.id}.`, `.${other.id}.`);
-    expect((await (await fetch(`${base}/v1/previews/${otherSession}/`)).json()).error.code).toBe('PREVIEW_LINK_INVALID');
+    expect((await (await fetch(`${base}/v1/previews/${otherSession}/`)).json()).error.code).toBe(
+      'PREVIEW_LINK_INVALID',
+    );
     // A link for the other session's port, validly signed: that port is not exposed there.
-    const theirs = signLink(key, { sessionId: other.id, port: 8000, expiresAt: Math.floor(Date.now() / 1000) + 60 });
-    expect((await (await fetch(`${base}/v1/previews/${theirs}/`)).json()).error.code).toBe('PORT_NOT_EXPOSED');
+    const theirs = signLink(key, {
+      sessionId: other.id,
+      port: 8000,
+      expiresAt: Math.floor(Date.now() / 1000) + 60,
+    });
+    expect((await (await fetch(`${base}/v1/previews/${theirs}/`)).json()).error.code).toBe(
+      'PORT_NOT_EXPOSED',
+    );
     // Another session's token does not reach this session's preview.
-    const cross = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/`, { headers: { authorization: `Bearer ${other.token}` } });
+    const cross = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/`, {
+      headers: { authorization: `Bearer ${other.token}` },
+    });
     expect(cross.status).toBe(404);
   });
 
@@ -149,7 +188,7 @@ describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap
     const replies: string[] = [];
     await new Promise<void>((resolve, reject) => {
       ws.on('open', () => ws.send('one'));
-      ws.on('message', (data) => {
+      ws.on('message', (data: unknown) => {
         replies.push(String(data));
         if (replies.length === 1) ws.send('two');
         else {
@@ -160,21 +199,29 @@ describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap
       ws.on('error', reject);
     });
     expect(replies).toEqual(['echo:one', 'echo:two']);
-    const tokenWs = new WebSocket(`${base.replace('http', 'ws')}/v1/sessions/${s.id}/ports/8000/ws`, { headers: auth() });
+    const tokenWs = new WebSocket(`${base.replace('http', 'ws')}/v1/sessions/${s.id}/ports/8000/ws`, {
+      headers: auth(),
+    });
     await new Promise<void>((resolve, reject) => {
       tokenWs.on('open', () => tokenWs.send('three'));
-      tokenWs.on('message', (data) => {
+      tokenWs.on('message', (data: unknown) => {
         expect(String(data)).toBe('echo:three');
         tokenWs.close();
         resolve();
       });
       tokenWs.on('error', reject);
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 500));
     const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${s.id}&tool=preview&limit=100`));
-    const rows = audit.body.items ?? audit.body.entries ?? audit.body.rows ?? audit.body;
-    const list = (Array.isArray(rows) ? rows : []) as { inputSummary: string; bytesIn: number; bytesOut: number; status: string }[];
-    const sockets = list.filter((row) => row.inputSummary.includes('"websocket":true') && row.status === 'success');
+    const list = audit.body.entries as {
+      inputSummary: string;
+      bytesIn: number;
+      bytesOut: number;
+      status: string;
+    }[];
+    const sockets = list.filter(
+      (row) => row.inputSummary.includes('"websocket":true') && row.status === 'success',
+    );
     expect(sockets.length).toBeGreaterThanOrEqual(2);
     expect(sockets[0].bytesIn).toBeGreaterThan(0);
     expect(sockets[0].bytesOut).toBeGreaterThan(0);

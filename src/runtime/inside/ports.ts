@@ -25,7 +25,9 @@ function decodeAddress(hex: string): { address: string; family: 4 | 6 } {
   return { address: new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1), family: 6 };
 }
 
-async function listening(file: string): Promise<{ port: number; address: string; family: 4 | 6; inode: string }[]> {
+async function listening(
+  file: string,
+): Promise<{ port: number; address: string; family: 4 | 6; inode: string }[]> {
   const text = await fs.readFile(file, 'utf8').catch(() => '');
   const found = [];
   for (const line of text.split('\n').slice(1)) {
@@ -119,7 +121,8 @@ export function portHandlers(ingressSocket: string | undefined): Handlers<PortOp
     async connectPort({ port, ticket }) {
       if (ingressSocket === undefined) {
         throw toolgateError('PREVIEW_NOT_ALLOWED', "This session's runtime was started without previews", {
-          suggestion: 'Its profile must allow previews (profile `preview.expose`); restart the session runtime.',
+          suggestion:
+            'Its profile must allow previews (profile `preview.expose`); restart the session runtime.',
         });
       }
       const local = await connectLocal(port);

@@ -3,7 +3,13 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DockerBackendConfig } from '../../../config.js';
-import { ingressEnv, INGRESS_SOCKET_FILE, KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
+import {
+  ingressEnv,
+  INGRESS_SOCKET_FILE,
+  KEEP_OUTPUT_BYTES,
+  runtimeEnv,
+  RUNTIME_NODE_FLAGS,
+} from '../env.js';
 import { EGRESS_SOCKET_PATH, SANDBOX_INGRESS_DIR, type RuntimeStart } from '../types.js';
 
 export const CONTAINER_WORKSPACE = '/workspace';
