@@ -130,8 +130,14 @@ export class PreviewService {
     return verifyLink(this.linkKey, token);
   }
 
-  /** A raw connection to the port inside the session (WebSocket upgrades). */
-  connect(session: SessionRef, port: number): Promise<net.Socket> {
+  /**
+   * A raw connection to the port inside the session (WebSocket upgrades, and each connection of the
+   * agent). After a restart on a backend whose runtimes outlive the service (docker, kubernetes), the
+   * session's container is re-attached in the background (RuntimeManager.reattachRunning): its servers
+   * still listen, so a preview waits for that, as job tools do, instead of finding no running runtime.
+   */
+  async connect(session: SessionRef, port: number): Promise<net.Socket> {
+    await this.runtimes.reattached(session.id);
     return this.ingress.connect(this.runtimes.for(session), port);
   }
 

@@ -60,7 +60,12 @@ class H(http.server.BaseHTTPRequestHandler):
 http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 `;
 
-describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap', () => {
+// The docker project (vitest.config.ts) runs this file again with the runtime in a container of the python
+// image; every other pass runs it on bwrap.
+const onDocker = process.env.TOOLGATE_TEST_SANDBOX === 'docker';
+const sandbox = onDocker ? 'docker' : 'bwrap';
+
+describe.skipIf(!onDocker && needs('bwrap', 'the preview tests on bwrap'))(`previews on ${sandbox}`, () => {
   let t: TestApp;
   let base: string;
   let s: { id: string; token: string };
@@ -68,7 +73,7 @@ describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap
   const auth = () => ({ authorization: `Bearer ${s.token}` });
 
   beforeAll(async () => {
-    t = await startApp({ TOOLGATE_SANDBOX: 'bwrap' });
+    t = await startApp({ TOOLGATE_SANDBOX: sandbox });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
     s = await t.createSession({ profile: 'execute', files: { 'server.py': SERVER } });
@@ -225,4 +230,25 @@ describe.skipIf(needs('bwrap', 'the preview tests on bwrap'))('previews on bwrap
     expect(sockets[0].bytesIn).toBeGreaterThan(0);
     expect(sockets[0].bytesOut).toBeGreaterThan(0);
   });
+
+  // A runtime container outlives the service by design: after a restart the server in it is still there,
+  // and its preview is reached again through the new service's ingress socket (the container's bind of
+  // the socket's directory sees the socket made anew), with no tool call first.
+  it.runIf(onDocker)(
+    'a container that outlived a restart of the service serves its preview again',
+    async () => {
+      const made = await t.call(s, 'expose_port', { port: 8000 });
+      const dataDir = t.dataDir;
+      await t.close({ keepData: true });
+      t = await startApp({ TOOLGATE_SANDBOX: sandbox }, { dataDir });
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+      const page = await fetch(`${base}${made.body.data.path}after`);
+      expect(page.status).toBe(200);
+      expect((await page.json()).path).toBe('/after');
+      const session = await t.admin(t.http.get(`/v1/sessions/${s.id}`));
+      expect(session.body.runtime.backend).toBe('docker');
+    },
+    60_000,
+  );
 });
