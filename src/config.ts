@@ -75,7 +75,7 @@ const ProfileSchema = Type.Object(
         {
           expose: Type.Boolean({
             description:
-              'sessions of this profile may expose ports for previews (expose_port, docs/preview.md)',
+              'sessions of this profile may expose ports for previews (expose_port, docs/previews.md)',
           }),
           ports: Type.Optional(
             Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
@@ -523,7 +523,7 @@ const HttpSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Previews of sessions' servers (docs/preview.md): how long the links made for them last. */
+/** Previews of sessions' servers (docs/previews.md): how long the links made for them last. */
 const PreviewSchema = Type.Object(
   {
     linkMinutes: Type.Integer({

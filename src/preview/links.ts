@@ -2,7 +2,7 @@
 // HMAC-SHA-256 under a key only the service knows (derived from the admin key, which every replica
 // shares: any replica verifies a link another made; a new admin key voids every link). The token is the
 // link's path (/v1/previews/<token>/…), so a browser needs no cookie and no header: every relative URL
-// of the page carries it, and it works in a sandboxed iframe (docs/preview.md says why not a cookie).
+// of the page carries it, and it works in a sandboxed iframe (docs/previews.md says why not a cookie).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { toolgateError } from '../lib/errors.js';
 

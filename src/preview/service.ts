@@ -66,7 +66,7 @@ export class PreviewService {
         `Sessions of profile "${session.profile}" may not expose ports`,
         {
           suggestion:
-            'An operator allows it with `preview: { expose: true }` in the profile (docs/preview.md).',
+            'An operator allows it with `preview: { expose: true }` in the profile (docs/previews.md).',
         },
       );
     }

@@ -1,4 +1,4 @@
-// A session's servers, reachable through toolgate (docs/preview.md):
+// A session's servers, reachable through toolgate (docs/previews.md):
 // - /v1/sessions/{id}/ports/{port}/… with the session token (or the admin key) as a Bearer header;
 // - /v1/previews/{token}/… with a signed, expiring link (POST …/ports/{port}/links, routes/ports.ts), for
 //   browsers: the token is in the path, so the page's relative URLs carry it and no cookie is needed.
