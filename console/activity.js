@@ -3,10 +3,12 @@
 // list (GET /v1/sessions/{id}/todos, no tool call); the files changed with their diff (changes.js) and
 // the checkpoints with restore (checkpoints.js). Those two are tools underneath (workspace_changes,
 // checkpoint_list): each load is an audited read in the session's rate limit, so they reload only after
-// a call that may have changed the workspace ends, debounced — never after the console's own reads.
+// a call that may have changed the workspace ends, debounced — never after the console's own reads. The
+// exposed ports with their links and an inline view (ports.js; GET …/ports, not a tool call).
 import { api, streamEvents } from './api.js';
 import { changesPanel } from './changes.js';
 import { checkpointsPanel } from './checkpoints.js';
+import { portsPanel } from './ports.js';
 import { ago, bytes, fill, h, ms, pill, say, time, table } from './dom.js';
 
 /** Names of the tools that neither write files nor run commands (from GET /v1/tools, no tool call). */
@@ -19,6 +21,8 @@ const loadReadOnlyTools = async () => {
 };
 /** Tools whose end changes the checkpoint list. */
 const CHECKPOINT_TOOLS = new Set(['checkpoint_create', 'checkpoint_restore']);
+/** Tools whose end changes what the ports panel shows (a port exposed; what listens, after a command). */
+const PORT_TOOLS = new Set(['expose_port', 'list_ports', 'run_command']);
 const MAX_ROWS = 200;
 const MAX_OUTPUT = 200_000;
 
@@ -40,6 +44,7 @@ export function render(container, [id]) {
     signal: controller.signal,
     onRestored: () => changes.refresh(),
   });
+  const ports = portsPanel(path, { signal: controller.signal });
   const streamState = h('span.stream-state', { id: 'stream-state' }, 'connecting');
   let outputCall;
 
@@ -61,6 +66,7 @@ export function render(container, [id]) {
       h('section.card', {}, h('h2', {}, 'Todo list'), todos),
       changes.element,
       checkpoints.element,
+      ports.element,
     ),
   );
 
@@ -234,6 +240,7 @@ export function render(container, [id]) {
         changes.refreshSoon();
       }
       if (CHECKPOINT_TOOLS.has(data.tool)) checkpoints.refresh();
+      if (PORT_TOOLS.has(data.tool)) ports.refresh();
     }
     drawCalls();
   }
@@ -243,6 +250,7 @@ export function render(container, [id]) {
   loadDetail();
   changes.refresh();
   checkpoints.refresh();
+  ports.refresh();
   loadHistory();
   loadTodos();
   if (!readOnlyTools) loadReadOnlyTools().catch((err) => say(err.message, 'error'));

@@ -82,7 +82,8 @@ export async function forwardPreview(
   upstream.on('error', () => reply.raw.destroy());
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(answer.statusCode ?? 502, headersForClient(answer.headers, target.prefix));
+  const opaqueLink = target.caller === 'link' && raw.headers.origin === 'null';
+  res.writeHead(answer.statusCode ?? 502, headersForClient(answer.headers, target.prefix, { opaqueLink }));
   // An event stream's first event may be a while away: the browser gets the headers now.
   res.flushHeaders();
   answer.on('data', (chunk: Buffer) => (bytesOut += chunk.length));

@@ -74,9 +74,21 @@ export function cookieForClient(cookie: string, prefix: string): string {
   return [pair, ...kept.map((attribute) => attribute.trim()), `Path=${path}`].join('; ');
 }
 
-/** The app's answer headers as the browser gets them. */
-export function headersForClient(headers: IncomingHttpHeaders, prefix: string): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
+/**
+ * The app's answer headers as the browser gets them. `opaqueLink`: a link-form request from an opaque
+ * origin (`Origin: null`: the page in a sandboxed frame, the console's inline view). Its module scripts
+ * and fetches are cross-origin there, so they need CORS; the link in the path is the whole authority,
+ * and a page that holds it may read what it opens anyway, so `null` is allowed unless the app says else.
+ */
+export function headersForClient(
+  headers: IncomingHttpHeaders,
+  prefix: string,
+  { opaqueLink = false }: { opaqueLink?: boolean } = {},
+): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders =
+    opaqueLink && headers['access-control-allow-origin'] === undefined
+      ? { 'access-control-allow-origin': 'null' }
+      : {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
     if (name === 'set-cookie')
