@@ -62,7 +62,11 @@ const roundTrip = (ws: WebSocket, text: string) =>
     ws.send(text);
   });
 
-const server = await startServer({ TOOLGATE_SANDBOX: 'auto', TOOLGATE_RUNTIME_IDLE_SECONDS: '3600' });
+// BENCH_PREVIEW_SANDBOX picks another backend (none; docker with TOOLGATE_RUNTIME_IMAGE set).
+const server = await startServer({
+  TOOLGATE_SANDBOX: process.env.BENCH_PREVIEW_SANDBOX ?? 'auto',
+  TOOLGATE_RUNTIME_IDLE_SECONDS: '3600',
+});
 const hostApps: ChildProcess[] = [];
 try {
   const session = await server.session({
