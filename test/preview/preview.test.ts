@@ -2,63 +2,10 @@
 // in the session only once it is exposed, with the session token or a signed link; the app never sees
 // toolgate's Authorization header; expired, forged and tampered links and unexposed ports are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { needs } from '../helpers/requires.js';
 import { linkKey, signLink } from '../../src/preview/links.js';
-
-const SERVER = String.raw`
-import http.server, json, sys, time, base64, hashlib, struct
-class H(http.server.BaseHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
-    def log_message(self, *a): pass
-    def reply(self, status, body, ctype='application/json', extra=()):
-        self.send_response(status)
-        self.send_header('content-type', ctype)
-        self.send_header('content-length', str(len(body)))
-        for k, v in extra: self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-    def do_GET(self):
-        if self.path == '/events':
-            self.send_response(200)
-            self.send_header('content-type', 'text/event-stream')
-            self.send_header('cache-control', 'no-cache')
-            self.send_header('connection', 'close')
-            self.end_headers()
-            for i in range(3):
-                self.wfile.write(('data: tick %d\n\n' % i).encode()); self.wfile.flush(); time.sleep(0.05)
-            self.close_connection = True
-            return
-        if self.path == '/ws':
-            key = self.headers['sec-websocket-key']
-            accept = base64.b64encode(hashlib.sha1((key + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').encode()).digest()).decode()
-            self.send_response(101)
-            self.send_header('upgrade', 'websocket'); self.send_header('connection', 'Upgrade')
-            self.send_header('sec-websocket-accept', accept)
-            self.end_headers(); self.wfile.flush()
-            r = self.rfile
-            while True:
-                h = r.read(2)
-                if len(h) < 2: return
-                op = h[0] & 15; n = h[1] & 127
-                if n == 126: n = struct.unpack('>H', r.read(2))[0]
-                elif n == 127: n = struct.unpack('>Q', r.read(8))[0]
-                mask = r.read(4); data = bytes(b ^ mask[i % 4] for i, b in enumerate(r.read(n)))
-                if op == 8:
-                    self.close_connection = True
-                    return
-                out = b'echo:' + data
-                head = bytes([0x80 | op]) + (bytes([len(out)]) if len(out) < 126 else bytes([126]) + struct.pack('>H', len(out)))
-                self.wfile.write(head + out); self.wfile.flush()
-        body = json.dumps({'path': self.path, 'authorization': self.headers.get('authorization'), 'host': self.headers.get('host')}).encode()
-        self.reply(200, body, extra=[('set-cookie', 'app=1; Path=/; Domain=localhost')])
-    def do_POST(self):
-        n = int(self.headers.get('content-length') or 0)
-        data = self.rfile.read(n)
-        self.reply(200, data, 'application/octet-stream')
-http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
-`;
+import { PREVIEW_APP, webSocketRoundTrips } from './preview-app.js';
 
 // The docker project (vitest.config.ts) runs this file again with the runtime in a container of the python
 // image; every other pass runs it on bwrap.
@@ -76,7 +23,7 @@ describe.skipIf(!onDocker && needs('bwrap', 'the preview tests on bwrap'))(`prev
     t = await startApp({ TOOLGATE_SANDBOX: sandbox });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-    s = await t.createSession({ profile: 'execute', files: { 'server.py': SERVER } });
+    s = await t.createSession({ profile: 'execute', files: { 'server.py': PREVIEW_APP } });
     other = await t.createSession({ profile: 'execute' });
     const started = await t.call(s, 'run_command', { command: 'python3 server.py 8000', background: true });
     expect(started.status).toBe(200);
@@ -188,33 +135,14 @@ describe.skipIf(!onDocker && needs('bwrap', 'the preview tests on bwrap'))(`prev
 
   it('a WebSocket echo server in the session round-trips messages, and each connection is audited', async () => {
     const made = await t.call(s, 'expose_port', { port: 8000 });
-    const ws = new WebSocket(`${base.replace('http', 'ws')}${made.body.data.path}ws`);
-    const replies: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      ws.on('open', () => ws.send('one'));
-      ws.on('message', (data: unknown) => {
-        replies.push(String(data));
-        if (replies.length === 1) ws.send('two');
-        else {
-          ws.close();
-          resolve();
-        }
-      });
-      ws.on('error', reject);
-    });
-    expect(replies).toEqual(['echo:one', 'echo:two']);
-    const tokenWs = new WebSocket(`${base.replace('http', 'ws')}/v1/sessions/${s.id}/ports/8000/ws`, {
-      headers: auth(),
-    });
-    await new Promise<void>((resolve, reject) => {
-      tokenWs.on('open', () => tokenWs.send('three'));
-      tokenWs.on('message', (data: unknown) => {
-        expect(String(data)).toBe('echo:three');
-        tokenWs.close();
-        resolve();
-      });
-      tokenWs.on('error', reject);
-    });
+    const wsBase = base.replace('http', 'ws');
+    expect(await webSocketRoundTrips(`${wsBase}${made.body.data.path}ws`, ['one', 'two'])).toEqual([
+      'echo:one',
+      'echo:two',
+    ]);
+    expect(
+      await webSocketRoundTrips(`${wsBase}/v1/sessions/${s.id}/ports/8000/ws`, ['three'], auth()),
+    ).toEqual(['echo:three']);
     await new Promise((r) => setTimeout(r, 500));
     const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${s.id}&tool=preview&limit=100`));
     const list = audit.body.entries as {
