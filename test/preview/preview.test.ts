@@ -1,6 +1,7 @@
-// Previews through the runtime on bwrap: HTTP (GET, POST with a body, SSE) and WebSocket reach a server
-// in the session only once it is exposed, with the session token or a signed link; the app never sees
-// toolgate's Authorization header; expired, forged and tampered links and unexposed ports are refused.
+// Previews through the runtime, on bwrap (and in the docker project on docker, with a service restart the
+// container outlives): HTTP (GET, POST with a body, SSE) and WebSocket reach a server in the session only
+// once it is exposed, with the session token or a signed link; the app never sees toolgate's
+// Authorization header; expired, forged and tampered links and unexposed ports are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { needs } from '../helpers/requires.js';
