@@ -5,7 +5,7 @@
 //
 //   1 lib           src/lib/                      leaf library; imports nothing of ours
 //   2 config        src/config.ts
-//   3 subsystems    src/{store,runtime,sandbox,jobs,snapshots,transfer,code,edit,project,todos,ops,search,network,cpu}/
+//   3 subsystems    src/{store,runtime,sandbox,jobs,snapshots,transfer,code,edit,project,todos,ops,search,network,cpu,preview}/
 //   4 contract      src/contract/                 defineTool, context, registry, validation, plugins
 //   5 tools         src/{tools,sources}/, src/policies/ (but not the policies' routes.ts)
 //   6 engine        src/engine/                   the call pipeline, batch scheduling, events
@@ -24,7 +24,7 @@ const LAYERS = [
   { name: 'config', path: '^src/config\\.ts$' },
   {
     name: 'subsystems',
-    path: '^src/(store|runtime|sandbox|jobs|snapshots|transfer|code|edit|project|todos|ops|search|network|cpu)/',
+    path: '^src/(store|runtime|sandbox|jobs|snapshots|transfer|code|edit|project|todos|ops|search|network|cpu|preview)/',
   },
   { name: 'contract', path: '^src/contract/' },
   { name: 'tools', path: '^src/(tools|sources|policies)/', pathNot: '^src/policies/[^/]+/routes\\.ts$' },

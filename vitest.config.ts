@@ -37,6 +37,8 @@ const RUNTIME_DEPENDENT = [
   'test/runtime/special-files.test.ts',
   'test/sources/**/*.test.ts',
   'test/system/race.test.ts',
+  // Previews: a connection into the session goes through its runtime, wherever that runs.
+  'test/preview/preview.test.ts',
 ];
 
 /**

@@ -1,7 +1,8 @@
 // A session's activity, live: its settings, disk and runtime; the timeline of calls (from the audit log,
 // then the event stream /v1/sessions/{id}/events); a running command's output as it streams; the todo
 // list (GET /v1/sessions/{id}/todos, no tool call); its shells, terminals and kernels (interactive.js:
-// polled, no tool call either); the files changed with their diff (changes.js) and the checkpoints with
+// polled, no tool call either); the exposed ports with their links and an inline view (ports.js; GET
+// …/ports, not a tool call); the files changed with their diff (changes.js) and the checkpoints with
 // restore (checkpoints.js). Those two are tools underneath (workspace_changes, checkpoint_list): each
 // load is an audited read in the session's rate limit, so they reload only after a call that may have
 // changed the workspace ends, debounced — never after the console's own reads.
@@ -9,6 +10,7 @@ import { api, streamEvents } from './api.js';
 import { changesPanel } from './changes.js';
 import { checkpointsPanel } from './checkpoints.js';
 import { INTERACTIVE_TOOL, interactivePanel } from './interactive.js';
+import { portsPanel } from './ports.js';
 import { ago, bytes, fill, h, ms, pill, say, time, table } from './dom.js';
 
 /** Names of the tools that neither write files nor run commands (from GET /v1/tools, no tool call). */
@@ -21,6 +23,8 @@ const loadReadOnlyTools = async () => {
 };
 /** Tools whose end changes the checkpoint list. */
 const CHECKPOINT_TOOLS = new Set(['checkpoint_create', 'checkpoint_restore']);
+/** Tools whose end changes what the ports panel shows (a port exposed; what listens, after a command). */
+const PORT_TOOLS = new Set(['expose_port', 'list_ports', 'run_command']);
 const MAX_ROWS = 200;
 const MAX_OUTPUT = 200_000;
 
@@ -43,6 +47,7 @@ export function render(container, [id]) {
     onRestored: () => changes.refresh(),
   });
   const interactive = interactivePanel(path, { signal: controller.signal });
+  const ports = portsPanel(path, { signal: controller.signal });
   const streamState = h('span.stream-state', { id: 'stream-state' }, 'connecting');
   let outputCall;
 
@@ -65,6 +70,7 @@ export function render(container, [id]) {
       h('section.card', {}, h('h2', {}, 'Todo list'), todos),
       changes.element,
       checkpoints.element,
+      ports.element,
     ),
   );
 
@@ -239,6 +245,7 @@ export function render(container, [id]) {
       }
       if (CHECKPOINT_TOOLS.has(data.tool)) checkpoints.refresh();
       if (INTERACTIVE_TOOL.test(data.tool)) interactive.refresh();
+      if (PORT_TOOLS.has(data.tool)) ports.refresh();
     }
     drawCalls();
   }
@@ -249,6 +256,7 @@ export function render(container, [id]) {
   changes.refresh();
   checkpoints.refresh();
   interactive.refresh();
+  ports.refresh();
   loadHistory();
   loadTodos();
   if (!readOnlyTools) loadReadOnlyTools().catch((err) => say(err.message, 'error'));

@@ -70,6 +70,24 @@ const ProfileSchema = Type.Object(
     image: Type.Optional(
       Type.String({ minLength: 1, description: 'image key of its sessions (docker, kubernetes backends)' }),
     ),
+    preview: Type.Optional(
+      Type.Object(
+        {
+          expose: Type.Boolean({
+            description:
+              'sessions of this profile may expose ports for previews (expose_port, docs/previews.md)',
+          }),
+          ports: Type.Optional(
+            Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
+              uniqueItems: true,
+              maxItems: 64,
+              description: 'ports exposed from the start, without a call of expose_port',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     editDiagnostics: Type.Optional(
       Type.Boolean({
         description:
@@ -505,6 +523,25 @@ const HttpSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Previews of sessions' servers (docs/previews.md): how long the links made for them last. */
+const PreviewSchema = Type.Object(
+  {
+    linkMinutes: Type.Integer({
+      minimum: 1,
+      maximum: 10_080,
+      default: 60,
+      description: 'a link lasts this long unless asked otherwise',
+    }),
+    maxLinkMinutes: Type.Integer({
+      minimum: 1,
+      maximum: 10_080,
+      default: 1440,
+      description: 'the longest a link may be asked to last',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 const ToolFoldersSchema = Type.Object(
   {
     category: Type.String({
@@ -599,6 +636,7 @@ export const ConfigFileSchema = Type.Object(
     capacity: Type.Optional(Type.Partial(CapacitySchema, { additionalProperties: false })),
     apiKeys: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,30}$' }), ApiKeySchema)),
     http: Type.Optional(Type.Partial(HttpSchema, { additionalProperties: false })),
+    preview: Type.Optional(Type.Partial(PreviewSchema, { additionalProperties: false })),
     toolFolders: Type.Optional(Type.Partial(ToolFoldersSchema, { additionalProperties: false })),
     /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
     mcpAllowedHosts: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
@@ -652,6 +690,8 @@ export interface Config {
   readonly apiKeys: Readonly<Record<string, ApiKeyConfig>>;
   /** Host/Origin names accepted besides the service's own (TOOLGATE_ALLOWED_HOSTS / _ORIGINS, `http`). */
   readonly http: Readonly<Static<typeof HttpSchema>>;
+  /** Previews of sessions' servers: link lifetimes (which profiles may expose ports: `profiles.*.preview`). */
+  readonly preview: Readonly<Static<typeof PreviewSchema>>;
   readonly audit: Readonly<Static<typeof AuditSchema>>;
   readonly archive: Readonly<Static<typeof ArchiveSchema>>;
   readonly blobs: Readonly<Static<typeof BlobsSchema>>;
@@ -684,8 +724,9 @@ export class ConfigError extends Error {
 export const BUILTIN_PROFILES: Record<string, ProfileConfig> = {
   'read-only': { permissions: ['read'] },
   'read-write': { permissions: ['read', 'write'] },
-  execute: { permissions: ['read', 'write', 'execute'] },
-  full: { permissions: ['read', 'write', 'execute', 'network'] },
+  // The profiles that run commands (and so servers) may expose them; a preview still needs a token or link.
+  execute: { permissions: ['read', 'write', 'execute'], preview: { expose: true } },
+  full: { permissions: ['read', 'write', 'execute', 'network'], preview: { expose: true } },
 };
 
 function parseInteger(
@@ -788,6 +829,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }) as Static<typeof CapacitySchema>,
     apiKeys: file.apiKeys ?? {},
     http: httpConfig(env, file.http ?? {}),
+    preview: Value.Default(PreviewSchema, { ...(file.preview ?? {}) }) as Static<typeof PreviewSchema>,
     runtime: Value.Default(RuntimeSchema, {
       ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS
         ? {

@@ -11,6 +11,7 @@ import { todoMigrations } from './store/todos.js';
 import { checkpointMigrations } from './store/checkpoints.js';
 import { toolSwitchMigrations } from './policies/tool-switches/store.js';
 import { leaseMigrations } from './store/leases.js';
+import { exposedPortMigrations } from './store/exposed-ports.js';
 
 export const MIGRATIONS: readonly Migration[] = [
   ...sessionMigrations,
@@ -23,4 +24,5 @@ export const MIGRATIONS: readonly Migration[] = [
   ...checkpointMigrations,
   ...toolSwitchMigrations,
   ...leaseMigrations,
+  ...exposedPortMigrations,
 ];

@@ -67,6 +67,11 @@ import { effectiveLimits } from './runtime/runner/limits.js';
 import { CheckpointStore } from './store/checkpoints.js';
 import { SnapshotService } from './snapshots/service.js';
 import { Egress } from './network/egress.js';
+import { Ingress } from './preview/ingress.js';
+import { linkKey } from './preview/links.js';
+import { previewAuditEntry } from './preview/audit.js';
+import { PreviewService } from './preview/service.js';
+import { ExposedPortStore } from './store/exposed-ports.js';
 import { connectionAuditEntry } from './network/audit.js';
 import { LeaseStore } from './store/leases.js';
 import { SessionRouting } from './store/session-routing.js';
@@ -164,8 +169,13 @@ export async function createServices(
   const lspServers = config.lsp.enabled
     ? serverTable((binary) => RUNTIME_PATH.some((dir) => existsSync(path.join(dir, binary))))
     : undefined;
+  // What only this process uses, and empties at its start, is its own when replicas share the data dir.
+  const own = (name: string) => (config.replica ? `${name}-${config.replica.id}` : name);
+  // Previews: the socket every session runtime dials to carry a connection to one of its ports out.
+  const ingress = new Ingress(path.join(config.dataDir, own('ingress')));
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
+    ingressDir: ingress.dir,
     overlayFor: (id) => workspaces.overlays?.mountFor(id),
     // The whole tools dir, so folders added while the service runs are there too (hot reload).
     readOnlyPaths: [
@@ -180,8 +190,6 @@ export async function createServices(
     logger,
     tracing,
   });
-  // What only this process uses, and empties at its start, is its own when replicas share the data dir.
-  const own = (name: string) => (config.replica ? `${name}-${config.replica.id}` : name);
   const jobs = await createJobManager(
     runner,
     path.join(config.dataDir, own('jobs')),
@@ -295,6 +303,18 @@ export async function createServices(
   });
   runtimes.egress = (sessionId, policy, openRanges, stable) =>
     egress.openSessionSocket(sessionId, policy, openRanges, { stable });
+  await ingress.start();
+  const preview = new PreviewService(
+    config,
+    new ExposedPortStore(db),
+    runtimes,
+    ingress,
+    linkKey(adminKey.key),
+    (record) => {
+      audit.record(previewAuditEntry(record));
+      metrics.previewRequest(record);
+    },
+  );
   const shutdown = new AbortController();
   // Every running call listens on it and batches run many at once: many listeners is normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -344,6 +364,7 @@ export async function createServices(
     runner,
     runtimes,
     egress,
+    preview,
     jobs,
     cpu,
     shells,
@@ -476,6 +497,7 @@ export async function createServices(
     },
     // After the runtimes: their sockets are closed with them; what is left (web_fetch) goes here.
     { name: 'egress', forgetSession: (id) => egress.forgetSession(id), close: () => egress.close() },
+    { name: 'preview', forgetSession: (id) => preview.forgetSession(id), close: () => preview.close() },
     { name: 'workspaces', forgetSession: (id) => workspaces.remove(id) },
     {
       name: 'tools',

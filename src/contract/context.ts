@@ -13,6 +13,7 @@ import type { ToolLogger } from '../lib/logger.js';
 import type { OutputChunk } from '../lib/output-chunk.js';
 import type { RuntimeManager } from '../runtime/manager.js';
 import type { Egress } from '../network/egress.js';
+import type { PreviewService } from '../preview/service.js';
 import type { CommandRunner } from '../runtime/runner/runner.js';
 import type { IoUsage, Workspace } from '../runtime/workspace.js';
 import type { WorkspaceManager } from '../sandbox/workspaces.js';
@@ -34,6 +35,8 @@ export interface ToolServices {
   readonly egress: Egress;
   /** Worker threads with deadlines for a call's CPU-heavy work (edit matching, HTML conversion). */
   readonly cpu: CpuPool;
+  /** Previews of the session's servers: exposed ports, links, connections through the runtime. */
+  readonly preview: PreviewService;
   /** Running and finished commands (run_command and the job tools). */
   readonly jobs: JobManager;
   /** The sessions' persistent shells (shell_* tools, Anthropic's bash); they live in the runtimes. */

@@ -157,3 +157,19 @@ export async function sessionForRequest(
   if (!session) throw toolgateError('SESSION_NOT_FOUND', `Session ${id.slice(0, 80)} not found`);
   return session;
 }
+
+/**
+ * The principal of an Authorization header met outside a route (a WebSocket upgrade, which Fastify does
+ * not route): undefined when it names none. The same check as the hook's, without its throttle.
+ */
+export async function principalOfBearer(
+  app: FastifyInstance,
+  header: string | undefined,
+): Promise<Principal | undefined> {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!match) return undefined;
+  const tokenDigest = digest(match[1]);
+  if (timingSafeEqual(tokenDigest, digest(app.services.adminKey.key))) return { kind: 'admin' };
+  const session = await app.services.sessions.getByTokenHash(tokenDigest.toString('hex'));
+  return session ? { kind: 'session', session } : undefined;
+}

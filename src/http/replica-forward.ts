@@ -15,6 +15,7 @@ import { PassThrough } from 'node:stream';
 import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
+import { sessionOfLink } from '../preview/links.js';
 import type { SessionOwnership } from '../ops/session-ownership.js';
 import type { Lease } from '../store/leases.js';
 import type { SessionRouting } from '../store/session-routing.js';
@@ -72,6 +73,8 @@ export async function registerReplicaForward(
     const route = request.routeOptions.url ?? '';
     const params = request.params as Record<string, string | undefined>;
     if (route.startsWith('/v1/sessions/:id')) return params.id;
+    // A preview link names its session in its token (checked by the owner).
+    if (route.startsWith('/v1/previews/:token')) return sessionOfLink(params.token ?? '');
     // The approved call runs where the session's runtime is, and wakes the long-poll waiting there.
     if (route.startsWith('/v1/approvals/:callId/') && params.callId) {
       return routing.sessionOfApproval(params.callId);

@@ -88,6 +88,12 @@ export const ERROR_CODES = {
   // the network (web_fetch; commands get the egress proxy's 403 instead)
   EGRESS_DENIED: spec(403, 'security_error'),
   FETCH_FAILED: spec(422, 'user_error'),
+  // previews of a session's servers (docs/previews.md)
+  PREVIEW_NOT_ALLOWED: spec(403, 'permission_error'),
+  PORT_NOT_EXPOSED: spec(403, 'permission_error'),
+  PREVIEW_LINK_INVALID: spec(401, 'permission_error'),
+  PREVIEW_LINK_EXPIRED: spec(401, 'permission_error'),
+  PORT_NOT_LISTENING: spec(502, 'user_error'),
   // the service
   TIMEOUT: spec(504, 'timeout'),
   SANDBOX_UNAVAILABLE: spec(503, 'system_error'),

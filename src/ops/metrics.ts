@@ -43,6 +43,8 @@ export class Metrics {
   private readonly sources = new Map<string, GaugeSource>();
   private readonly egressConnections: Counter<'decision' | 'via'>;
   private readonly egressBytes: Counter<'direction'>;
+  private readonly previewRequests: Counter<'kind' | 'status'>;
+  private readonly previewBytes: Counter<'direction'>;
   /** Label-bound children, so a call costs no label hashing: a handful of tools × outcomes. */
   private readonly children = new Map<
     string,
@@ -77,6 +79,18 @@ export class Metrics {
       name: 'toolgate_egress_connections_total',
       help: 'Egress connections of sessions by decision (allowed, denied) and way (connect, http, web_fetch)',
       labelNames: ['decision', 'via'],
+      registers: [this.registry],
+    });
+    this.previewRequests = new Counter({
+      name: 'toolgate_preview_requests_total',
+      help: "Requests and WebSocket connections to sessions' exposed ports, by kind (http, websocket) and status class (2xx…, refused)",
+      labelNames: ['kind', 'status'],
+      registers: [this.registry],
+    });
+    this.previewBytes = new Counter({
+      name: 'toolgate_preview_bytes_total',
+      help: "Bytes carried to (in) and from (out) sessions' servers through previews",
+      labelNames: ['direction'],
       registers: [this.registry],
     });
     this.egressBytes = new Counter({
@@ -258,6 +272,14 @@ export class Metrics {
     this.egressConnections.inc({ decision: info.decision, via: info.via });
     if (info.bytesUp > 0) this.egressBytes.inc({ direction: 'up' }, info.bytesUp);
     if (info.bytesDown > 0) this.egressBytes.inc({ direction: 'down' }, info.bytesDown);
+  }
+
+  /** One preview request or WebSocket connection ended (or was refused). */
+  previewRequest(info: { websocket: boolean; status: number; bytesIn: number; bytesOut: number }): void {
+    const status = info.status === 0 ? 'failed' : `${Math.floor(info.status / 100)}xx`;
+    this.previewRequests.inc({ kind: info.websocket ? 'websocket' : 'http', status });
+    if (info.bytesIn > 0) this.previewBytes.inc({ direction: 'in' }, info.bytesIn);
+    if (info.bytesOut > 0) this.previewBytes.inc({ direction: 'out' }, info.bytesOut);
   }
 
   callEnded(info: CallEndMetric): void {

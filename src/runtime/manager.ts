@@ -39,6 +39,8 @@ export interface RuntimeManagerOptions {
   /** The overlay a forked session's workspace is made of (undefined: a plain directory). */
   readonly overlayFor?: (sessionId: string) => OverlayMount | undefined;
   readonly cgroups?: PidsCgroups;
+  /** Host directory of the ingress socket (src/preview/ingress.ts), shown to every session runtime. */
+  readonly ingressDir?: string;
   readonly logger: ToolLogger;
   readonly tracing?: Tracing;
 }
@@ -108,6 +110,7 @@ export class RuntimeManager {
         tracing: this.options.tracing,
         image: session.image ?? undefined,
         admit: (): Promise<void> => this.admission?.(runtime!) ?? Promise.resolve(),
+        ingressDir: this.options.ingressDir,
       },
       {
         started: (sessionId, ms) => {
@@ -284,9 +287,9 @@ export class RuntimeManager {
 
   /** Lets the backend prepare runtimes ahead (the docker backend's pool), in the background. */
   warm(): void {
-    const { workspacesDir, quotaBytes, readOnlyPaths = [] } = this.options;
+    const { workspacesDir, quotaBytes, readOnlyPaths = [], ingressDir } = this.options;
     this.backend
-      .warm?.({ workspacesDir, quotaBytes, readOnlyPaths })
+      .warm?.({ workspacesDir, quotaBytes, readOnlyPaths, ...(ingressDir ? { ingressDir } : {}) })
       .catch((err: unknown) => this.options.logger.warn({ err }, 'could not start the runtime pool'));
   }
 

@@ -78,6 +78,8 @@ export interface RuntimeOptions {
    * the replica cannot take another runtime now, after stopping idle ones to make room if it can.
    */
   readonly admit?: () => Promise<void>;
+  /** Host directory of the ingress socket, for previews of the session's ports (RuntimeStart.ingressDir). */
+  readonly ingressDir?: string;
 }
 
 export interface CommandRequest {
@@ -168,6 +170,7 @@ export class SessionRuntime {
         workspaceRoot: this.workspaceRoot,
         ...(egress ? { egressSocket: egress.socketPath } : {}),
         ...(egress?.splice === false ? { egressCopy: true } : {}),
+        ...(this.options.ingressDir !== undefined ? { ingressDir: this.options.ingressDir } : {}),
         quotaBytes: this.options.quotaBytes,
         readOnlyPaths: this.options.readOnlyPaths ?? [],
         overlay: this.options.overlay?.(),

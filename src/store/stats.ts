@@ -53,7 +53,7 @@ export interface TimelineBucket {
 }
 
 /** Entry points of rows that are audited but are no session's calls: operator switches and reads. */
-const NOT_CALLS = new Set(['admin', 'operator', 'network']);
+const NOT_CALLS = new Set(['admin', 'operator', 'network', 'preview']);
 
 /**
  * 1 when an audit row's call is parked and waits now: its approval is still pending and not past its
@@ -190,7 +190,7 @@ export class StatsStore {
     const rateLimited = "CASE WHEN error_code = 'RATE_LIMITED' THEN 1 ELSE 0 END";
     const rows = await this.db.all<{ slot: number; status: string; rate_limited: number; count: number }>(
       `SELECT ${slot} AS slot, status, ${rateLimited} AS rate_limited, COUNT(*) AS count
-       FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator', 'network')
+       FROM audit ${where ? `${where} AND` : 'WHERE'} entry_point NOT IN ('admin', 'operator', 'network', 'preview')
          AND (status != 'pending' OR ${WAITING} = 1)
        GROUP BY slot, status, rate_limited`,
       { ...params, bucketMs, now: Date.now() },

@@ -53,6 +53,8 @@ import kernel_interrupt from './execution/kernel_interrupt.js';
 import kernel_restart from './execution/kernel_restart.js';
 import kernel_close from './execution/kernel_close.js';
 import kernel_list from './execution/kernel_list.js';
+import list_ports from './preview/list_ports.js';
+import expose_port from './preview/expose_port.js';
 
 export const BUILTIN_TOOLS: AnyTool[] = [
   read_file,
@@ -108,4 +110,6 @@ export const BUILTIN_TOOLS: AnyTool[] = [
   kernel_restart,
   kernel_close,
   kernel_list,
+  list_ports,
+  expose_port,
 ];

@@ -1232,6 +1232,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/tools/list_ports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the TCP ports listening inside this session (address, and the processes holding each, from /proc/net/tcp of the session's own network namespace), which ports are exposed for previews, and whether this session may expose ports at all.
+         * @description List the TCP ports listening inside this session (address, and the processes holding each, from /proc/net/tcp of the session's own network namespace), which ports are exposed for previews, and whether this session may expose ports at all.
+         */
+        post: operations["call_list_ports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/tools/expose_port": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expose a TCP port of this session (a dev server, a web app) so people and programs can reach it through toolgate, and get a signed link that opens it in a browser
+         * @description Expose a TCP port of this session (a dev server, a web app) so people and programs can reach it through toolgate, and get a signed link that opens it in a browser. The server must listen inside the session (127.0.0.1, ::1 or all addresses). The app is served under a path prefix: relative URLs work, absolute paths (/app.js) need the app's base path set to the link's path. Refused when the session's profile does not allow previews.
+         */
+        post: operations["call_expose_port"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/tools/{name}/validate": {
         parameters: {
             query?: never;
@@ -1766,6 +1806,46 @@ export interface paths {
         get: operations["getSessionInteractive"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/ports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A session's exposed ports
+         * @description Whether the session may expose ports, the ports it exposed (by its profile or expose_port) and, when its runtime runs, the ports its processes listen on. Not a tool call: no audit row.
+         */
+        get: operations["getSessionPorts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/ports/{port}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A signed, expiring link to an exposed port
+         * @description A URL that opens the port's preview in a browser without a token header: /v1/previews/{token}/, valid `minutes` (config preview.linkMinutes by default, at most preview.maxLinkMinutes). 403 PORT_NOT_EXPOSED until the session exposed the port.
+         */
+        post: operations["createPreviewLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -15230,6 +15310,420 @@ export interface operations {
             };
         };
     };
+    call_list_ports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            /** @description whether the session's profile lets it expose ports */
+                            mayExpose: boolean;
+                            exposed: {
+                                port: number;
+                                /** @description policy (the profile), tool (expose_port) or admin */
+                                exposedBy: string;
+                                exposedAt: number | null;
+                            }[];
+                            /** @description whether the session runtime runs (else nothing can listen) */
+                            running: boolean;
+                            listening: {
+                                port: number;
+                                /** @description the address bound: 0.0.0.0, 127.0.0.1, ::, ::1… */
+                                address: string;
+                                family: 4 | 6;
+                                processes: {
+                                    pid: number;
+                                    command: string;
+                                }[];
+                            }[];
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    call_expose_port: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The TCP port a server in this session listens on */
+                    port: number;
+                    /** @description How long the returned link lasts (default: the service's) */
+                    minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        callId: string;
+                        data: {
+                            port: number;
+                            /** @description The link on this service: /v1/previews/{token}/ (prefix it with the service URL) */
+                            path: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @description With the session token as Bearer: /v1/sessions/{id}/ports/{port}/ */
+                            tokenPath: string;
+                            /** @description Whether something listens on the port now */
+                            listening: boolean;
+                        };
+                        metadata: {
+                            executionTimeMs: number;
+                            tool: string;
+                            category: string;
+                            version: string;
+                            sessionId: string;
+                            /** @description Workspace bytes the call read */
+                            bytesRead?: number;
+                            /** @description Workspace bytes the call wrote */
+                            bytesWritten?: number;
+                            /** @description Distinct workspace paths the call named */
+                            filesAccessed?: number;
+                            /** @description Runs of a retryable tool, when it was retried */
+                            attempts?: number;
+                            /** @description Answered from an identical earlier call of the batch or turn */
+                            duplicate?: boolean;
+                            /** @description The call whose result this is */
+                            duplicateOf?: string;
+                            hint?: string;
+                        };
+                    };
+                };
+            };
+            /** @description The call waits for an operator; poll resultUrl */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        /** @enum {boolean} */
+                        pending: true;
+                        /** @enum {unknown} */
+                        status: "pending_approval" | "running";
+                        callId: string;
+                        expiresAt: string;
+                        message?: string;
+                        /** @description GET it for the result once an operator decides */
+                        resultUrl?: string;
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     validateToolCall: {
         parameters: {
             query?: never;
@@ -18862,6 +19356,232 @@ export interface operations {
                             startedAt: string;
                             lastUsedAt: string;
                         }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getSessionPorts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description whether the session's profile lets it expose ports */
+                        mayExpose: boolean;
+                        exposed: {
+                            port: number;
+                            /** @description policy (the profile), tool (expose_port) or admin */
+                            exposedBy: string;
+                            exposedAt: number | null;
+                        }[];
+                        /** @description whether the session runtime runs (else nothing can listen) */
+                        running: boolean;
+                        listening: {
+                            port: number;
+                            /** @description the address bound: 0.0.0.0, 127.0.0.1, ::, ::1… */
+                            address: string;
+                            family: 4 | 6;
+                            processes: {
+                                pid: number;
+                                command: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createPreviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                port: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description how long the link lasts */
+                    minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        port: number;
+                        token: string;
+                        /** @description /v1/previews/{token}/ on this service */
+                        path: string;
+                        /** @description the path on the address this request was made to */
+                        url: string;
+                        /** Format: date-time */
+                        expiresAt: string;
                     };
                 };
             };

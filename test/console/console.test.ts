@@ -61,7 +61,9 @@ describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, (
     await page.exposeFunction('reportStatusError', (text: string) => problems.push(`status line: ${text}`));
     await page.evaluateOnNewDocument(() => {
       document.addEventListener('DOMContentLoaded', () => {
-        const line = document.getElementById('status-line')!;
+        // Only the console's document has it (not a preview's page in a frame or tab).
+        const line = document.getElementById('status-line');
+        if (!line) return;
         new MutationObserver(() => {
           if (
             line.dataset.kind === 'error' &&
@@ -582,6 +584,58 @@ describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, (
     expect(await page.$eval('#stats-totals', (el) => el.textContent)).toMatch(/Calls\d+/);
     await shot('stats');
   });
+
+  it.skipIf(needs('python3', 'the console preview test'))(
+    'lists an exposed port with its link, shows the app inline, and the link opens it in a tab',
+    async () => {
+      // The session's own loopback on bwrap; the host's on the unisolated runtime, hence a random port.
+      const port = 18_000 + Math.floor(Math.random() * 2000);
+      const agent = await t.createSession({
+        profile: 'execute',
+        files: {
+          'site/index.html':
+            '<!doctype html><title>demo</title><h1 id="hello">hello from the preview</h1>' +
+            '<script type="module" src="app.js"></script>',
+          // A module script is fetched with an Origin header: "null" from the sandboxed inline view.
+          'site/app.js': "document.getElementById('hello').dataset.ran = 'yes';\n",
+        },
+      });
+      await call(agent, 'run_command', {
+        command: `exec python3 -m http.server ${port} --bind 127.0.0.1 --directory site`,
+        background: true,
+      });
+      for (let i = 0; i < 100; i++) {
+        const { data } = await (await call(agent, 'list_ports', {})).json();
+        if (data.listening.some((entry: { port: number }) => entry.port === port)) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await go(`#/session/${agent.id}`);
+      await page.waitForSelector('#ports li.empty');
+      // expose_port's end (on the event stream) reloads the panel.
+      await (await call(agent, 'expose_port', { port })).json();
+      const item = `#ports li[data-port="${port}"]`;
+      await page.waitForSelector(`${item} .pill-listening`);
+      await page.click(`${item} button.view`);
+      const frame = await (await page.waitForSelector('#preview-view iframe.preview-frame'))!.contentFrame();
+      await frame.waitForSelector('#hello[data-ran="yes"]');
+      expect(await frame.$eval('#hello', (el) => el.textContent)).toBe('hello from the preview');
+      // The inline view is an opaque origin: the app cannot read the console's sessionStorage (the key).
+      expect(await page.$eval('#preview-view iframe', (el) => el.getAttribute('sandbox'))).not.toContain(
+        'allow-same-origin',
+      );
+      await shot('session-ports');
+      const href = await page.$eval(`${item} .preview-link a`, (el) => (el as HTMLAnchorElement).href);
+      expect(href.startsWith(`${base}/v1/previews/`)).toBe(true);
+      const tab = await browser.newPage();
+      try {
+        await tab.goto(href);
+        await tab.waitForSelector('#hello[data-ran="yes"]');
+        expect(await tab.title()).toBe('demo');
+      } finally {
+        await tab.close();
+      }
+    },
+  );
 
   it('fits a phone screen: no page scrolls sideways (wide tables scroll inside their box)', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });

@@ -9,7 +9,7 @@ from typing_extensions import Literal, NotRequired, TypedDict
 
 API_VERSION = "1.0.0"
 
-TOOL_NAMES = ("read_file", "list_directory", "file_info", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "delete_file", "move_file", "create_directory", "undo_edit", "run_command", "job_output", "job_wait", "job_input", "job_list", "job_kill", "shell_exec", "shell_open", "shell_restart", "shell_close", "shell_list", "todo_read", "todo_write", "search_code", "get_symbol_info", "find_references", "resolve_symbol", "get_imports_exports", "build_dependency_graph", "get_codebase_map", "diagnostics", "rename_symbol", "detect_project_type", "extract_conventions", "get_project_overview", "workspace_changes", "checkpoint_create", "checkpoint_list", "checkpoint_restore", "web_fetch", "exec_command", "write_stdin", "terminal_resize", "terminal_close", "terminal_list", "run_code", "kernel_interrupt", "kernel_restart", "kernel_close", "kernel_list",)
+TOOL_NAMES = ("read_file", "list_directory", "file_info", "glob", "grep", "write_file", "edit_file", "multi_edit", "apply_patch", "delete_file", "move_file", "create_directory", "undo_edit", "run_command", "job_output", "job_wait", "job_input", "job_list", "job_kill", "shell_exec", "shell_open", "shell_restart", "shell_close", "shell_list", "todo_read", "todo_write", "search_code", "get_symbol_info", "find_references", "resolve_symbol", "get_imports_exports", "build_dependency_graph", "get_codebase_map", "diagnostics", "rename_symbol", "detect_project_type", "extract_conventions", "get_project_overview", "workspace_changes", "checkpoint_create", "checkpoint_list", "checkpoint_restore", "web_fetch", "exec_command", "write_stdin", "terminal_resize", "terminal_close", "terminal_list", "run_code", "kernel_interrupt", "kernel_restart", "kernel_close", "kernel_list", "list_ports", "expose_port",)
 
 
 class ReadFileResult(TypedDict):
@@ -1408,6 +1408,46 @@ class KernelListResult(TypedDict):
     kernels: List[KernelListResultKernelsItem]
 
 
+class ListPortsResultExposedItem(TypedDict):
+    port: int
+    exposedBy: str
+    """policy (the profile), tool (expose_port) or admin"""
+    exposedAt: Union[int, None]
+
+
+class ListPortsResultListeningItemProcessesItem(TypedDict):
+    pid: int
+    command: str
+
+
+class ListPortsResultListeningItem(TypedDict):
+    port: int
+    address: str
+    """the address bound: 0.0.0.0, 127.0.0.1, ::, ::1…"""
+    family: Union[Literal[4], Literal[6]]
+    processes: List[ListPortsResultListeningItemProcessesItem]
+
+
+class ListPortsResult(TypedDict):
+    mayExpose: bool
+    """whether the session's profile lets it expose ports"""
+    exposed: List[ListPortsResultExposedItem]
+    running: bool
+    """whether the session runtime runs (else nothing can listen)"""
+    listening: List[ListPortsResultListeningItem]
+
+
+class ExposePortResult(TypedDict):
+    port: int
+    path: str
+    """The link on this service: /v1/previews/{token}/ (prefix it with the service URL)"""
+    expiresAt: str
+    tokenPath: str
+    """With the session token as Bearer: /v1/sessions/{id}/ports/{port}/"""
+    listening: bool
+    """Whether something listens on the port now"""
+
+
 class ToolMethods:
     """One method per built-in tool; each returns the call's data (raises ToolgateError on failure)."""
 
@@ -1996,6 +2036,24 @@ class ToolMethods:
             idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
         """
         return self._tool("kernel_list", {}, idempotency_key)  # type: ignore[no-any-return]
+
+    def list_ports(self, *, idempotency_key: Optional[str] = None) -> ListPortsResult:
+        """List the TCP ports listening inside this session (address, and the processes holding each, from /proc/net/tcp of the session's own network namespace), which ports are exposed for previews, and whether this session may expose ports at all.
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("list_ports", {}, idempotency_key)  # type: ignore[no-any-return]
+
+    def expose_port(self, *, port: int, minutes: Optional[int] = None, idempotency_key: Optional[str] = None) -> ExposePortResult:
+        """Expose a TCP port of this session (a dev server, a web app) so people and programs can reach it through toolgate, and get a signed link that opens it in a browser. The server must listen inside the session (127.0.0.1, ::1 or all addresses). The app is served under a path prefix: relative URLs work, absolute paths (/app.js) need the app's base path set to the link's path. Refused when the session's profile does not allow previews.
+
+        Args:
+            port: The TCP port a server in this session listens on.
+            minutes: How long the returned link lasts (default: the service's).
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return self._tool("expose_port", {"port": port, "minutes": minutes}, idempotency_key)  # type: ignore[no-any-return]
 
 
 class AsyncToolMethods:
@@ -2586,3 +2644,21 @@ class AsyncToolMethods:
             idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
         """
         return await self._tool("kernel_list", {}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def list_ports(self, *, idempotency_key: Optional[str] = None) -> ListPortsResult:
+        """List the TCP ports listening inside this session (address, and the processes holding each, from /proc/net/tcp of the session's own network namespace), which ports are exposed for previews, and whether this session may expose ports at all.
+
+        Args:
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("list_ports", {}, idempotency_key)  # type: ignore[no-any-return]
+
+    async def expose_port(self, *, port: int, minutes: Optional[int] = None, idempotency_key: Optional[str] = None) -> ExposePortResult:
+        """Expose a TCP port of this session (a dev server, a web app) so people and programs can reach it through toolgate, and get a signed link that opens it in a browser. The server must listen inside the session (127.0.0.1, ::1 or all addresses). The app is served under a path prefix: relative URLs work, absolute paths (/app.js) need the app's base path set to the link's path. Refused when the session's profile does not allow previews.
+
+        Args:
+            port: The TCP port a server in this session listens on.
+            minutes: How long the returned link lasts (default: the service's).
+            idempotency_key: sent as Idempotency-Key (one is made when omitted, so a retry never runs the tool twice).
+        """
+        return await self._tool("expose_port", {"port": port, "minutes": minutes}, idempotency_key)  # type: ignore[no-any-return]

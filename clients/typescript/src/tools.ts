@@ -60,6 +60,8 @@ export const TOOL_NAMES = [
   'kernel_restart',
   'kernel_close',
   'kernel_list',
+  'list_ports',
+  'expose_port',
 ] as const;
 
 export type BuiltinToolName = (typeof TOOL_NAMES)[number];
@@ -271,6 +273,14 @@ export interface BuiltinTools {
   kernel_list: {
     input: OperationInput<operations['call_kernel_list']>;
     data: OperationData<operations['call_kernel_list']>;
+  };
+  list_ports: {
+    input: OperationInput<operations['call_list_ports']>;
+    data: OperationData<operations['call_list_ports']>;
+  };
+  expose_port: {
+    input: OperationInput<operations['call_expose_port']>;
+    data: OperationData<operations['call_expose_port']>;
   };
 }
 
@@ -804,5 +814,25 @@ export abstract class ToolMethods {
     options?: CallOptions,
   ): Promise<BuiltinTools['kernel_list']['data']> {
     return this.tool('kernel_list', input, options);
+  }
+
+  /**
+   * List the TCP ports listening inside this session (address, and the processes holding each, from /proc/net/tcp of the session's own network namespace), which ports are exposed for previews, and whether this session may expose ports at all.
+   */
+  list_ports(
+    input: BuiltinTools['list_ports']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['list_ports']['data']> {
+    return this.tool('list_ports', input, options);
+  }
+
+  /**
+   * Expose a TCP port of this session (a dev server, a web app) so people and programs can reach it through toolgate, and get a signed link that opens it in a browser. The server must listen inside the session (127.0.0.1, ::1 or all addresses). The app is served under a path prefix: relative URLs work, absolute paths (/app.js) need the app's base path set to the link's path. Refused when the session's profile does not allow previews.
+   */
+  expose_port(
+    input: BuiltinTools['expose_port']['input'],
+    options?: CallOptions,
+  ): Promise<BuiltinTools['expose_port']['data']> {
+    return this.tool('expose_port', input, options);
   }
 }

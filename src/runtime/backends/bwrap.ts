@@ -5,7 +5,14 @@ import { realpathSync } from 'node:fs';
 import { namespaceArgs, SANDBOX_WORKSPACE, type HostLayout } from '../runner/bwrap-args.js';
 import type { RuntimeBackend, RuntimeProcess, RuntimeStart } from './types.js';
 import { findChild, findDescendant } from './host-pids.js';
-import { runtimeEnv, RUNTIME_NODE_FLAGS, SANDBOX_EGRESS_SOCKET } from './env.js';
+import {
+  ingressEnv,
+  INGRESS_SOCKET_FILE,
+  runtimeEnv,
+  RUNTIME_NODE_FLAGS,
+  SANDBOX_EGRESS_SOCKET,
+  SANDBOX_INGRESS_DIR,
+} from './env.js';
 import { withOverlay } from './overlay-mount.js';
 
 const NODE = '/toolgate/node';
@@ -39,19 +46,25 @@ export function bwrapRuntimeBackend(
     nodePath: NODE,
     start(request: RuntimeStart) {
       const egress = request.egressSocket !== undefined ? SANDBOX_EGRESS_SOCKET : undefined;
-      const env = runtimeEnv(
-        SANDBOX_WORKSPACE,
-        layout.shell,
-        layout.prlimit,
-        true,
-        request.quotaBytes,
-        egress,
-        request.egressCopy,
-      );
+      const env = {
+        ...runtimeEnv(
+          SANDBOX_WORKSPACE,
+          layout.shell,
+          layout.prlimit,
+          true,
+          request.quotaBytes,
+          egress,
+          request.egressCopy,
+        ),
+        ...ingressEnv(request.ingressDir && `${SANDBOX_INGRESS_DIR}/${INGRESS_SOCKET_FILE}`),
+      };
       // Its own network namespace always (--unshare-all): loopback only. The egress socket is the way out.
       const args = namespaceArgs(layout, request.workspaceRoot, env);
       if (request.egressSocket !== undefined)
         args.push('--bind', request.egressSocket, SANDBOX_EGRESS_SOCKET);
+      // Previews: the service's ingress socket, which the runtime dials out to (read-only: it can connect,
+      // never create or remove anything there).
+      if (request.ingressDir !== undefined) args.push('--ro-bind', request.ingressDir, SANDBOX_INGRESS_DIR);
       // Tool folders and MCP server packages, at their host paths so commands name them alike in both
       // backends; read-only, and after the private /tmp so a folder under /tmp is still seen.
       for (const dir of request.readOnlyPaths) args.push('--ro-bind', dir, dir);

@@ -26,6 +26,15 @@ export const runtimeEnv = (
 /** Where the egress socket appears inside a sandbox. */
 export const SANDBOX_EGRESS_SOCKET = '/run/toolgate/egress.sock';
 
+/** Where the directory of the service's ingress socket (previews, src/preview/ingress.ts) appears inside. */
+export const SANDBOX_INGRESS_DIR = '/run/toolgate/ingress';
+/** The ingress socket's name in its directory. */
+export const INGRESS_SOCKET_FILE = 'ingress.sock';
+
+/** The runtime's variable naming the ingress socket as it sees it (none: no previews). */
+export const ingressEnv = (socketPath: string | undefined): Record<string, string> =>
+  socketPath !== undefined ? { TOOLGATE_RUNTIME_INGRESS: socketPath } : {};
+
 /**
  * Node flags of every runtime process: an idle runtime should cost little memory (many live sessions
  * each have one). A small young generation and no V8 worker threads save several MB each; the runtime's

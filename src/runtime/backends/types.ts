@@ -31,6 +31,12 @@ export interface RuntimeStart {
   readonly egressSocket?: string;
   /** The runtime's relay copies the egress bytes itself, never with splice(2) (network.spliceAfterBytes 0). */
   readonly egressCopy?: boolean;
+  /**
+   * Host directory of the service's ingress socket (src/preview/ingress.ts): the backend shows it
+   * read-only inside at SANDBOX_INGRESS_DIR, and the runtime dials it to carry a preview's connection
+   * out; undefined: the session may expose no ports.
+   */
+  readonly ingressDir?: string;
   /** Workspace quota in bytes (0: none), which the runtime holds commands to. */
   readonly quotaBytes: number;
   /** Host directories to show read-only inside, at the same path (unisolated: visible anyway). */
@@ -91,7 +97,10 @@ export interface RuntimeTemplate {
   readonly workspacesDir: string;
   readonly quotaBytes: number;
   readonly readOnlyPaths: readonly string[];
+  /** The ingress socket's directory, which every session runtime is shown (see RuntimeStart). */
+  readonly ingressDir?: string;
 }
 
 /** Where a network session's egress proxy socket appears inside a container or pod: where bwrap binds it. */
 export { SANDBOX_EGRESS_SOCKET as EGRESS_SOCKET_PATH } from './env.js';
+export { SANDBOX_INGRESS_DIR } from './env.js';

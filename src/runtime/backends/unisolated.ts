@@ -2,7 +2,8 @@
 // the service's privileges. Nothing confines it; every status reports `isolated: false`.
 import { spawn } from 'node:child_process';
 import type { RuntimeBackend, RuntimeStart } from './types.js';
-import { runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
+import path from 'node:path';
+import { ingressEnv, INGRESS_SOCKET_FILE, runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
 
 export function unisolatedRuntimeBackend(
   shell: string,
@@ -20,15 +21,18 @@ export function unisolatedRuntimeBackend(
       if (request.overlay) throw new Error('the unisolated runtime cannot mount an overlay workspace');
       // Nothing confines its network either: the egress socket is offered (proxy variables point at it),
       // but a command may connect anywhere the host can. Only tools in the service (web_fetch) are held.
-      const env = runtimeEnv(
-        request.workspaceRoot,
-        shell,
-        prlimit,
-        false,
-        request.quotaBytes,
-        request.egressSocket,
-        request.egressCopy,
-      );
+      const env = {
+        ...runtimeEnv(
+          request.workspaceRoot,
+          shell,
+          prlimit,
+          false,
+          request.quotaBytes,
+          request.egressSocket,
+          request.egressCopy,
+        ),
+        ...ingressEnv(request.ingressDir && path.join(request.ingressDir, INGRESS_SOCKET_FILE)),
+      };
       return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {
         cwd: request.workspaceRoot,
         env,

@@ -19,7 +19,7 @@ import {
 /** Deep socket buffers, as the proxy's (src/network/proxy.ts says why): 16 KiB is Node's default. */
 const BUFFER = 1024 * 1024;
 /** For net.connect, which honours it although @types/node does not list it. */
-const WIDE: object = { highWaterMark: BUFFER };
+export const WIDE: object = { highWaterMark: BUFFER };
 /** Bytes a connection moves through this copy before splice carries it (the proxy's default too). */
 const SPLICE_AFTER = 1024 * 1024;
 
@@ -42,7 +42,14 @@ function endThenClose(socket: net.Socket): void {
 
 /** One relayed connection: copied both ways, half-open aware, handed to splice past SPLICE_AFTER. */
 function relay(client: net.Socket, socketPath: string, copy: boolean): void {
-  const upstream = net.connect({ path: socketPath, allowHalfOpen: true, ...WIDE });
+  joinSockets(client, net.connect({ path: socketPath, allowHalfOpen: true, ...WIDE }), copy);
+}
+
+/**
+ * Joins two connected sockets (a relayed connection; a preview's connection to a port, ports.ts): copied
+ * both ways, half-open aware, handed to splice past SPLICE_AFTER unless `copy`.
+ */
+export function joinSockets(client: net.Socket, upstream: net.Socket, copy: boolean): void {
   const handed: { current?: Handoff } = {};
   const spliceAt = !copy && spliceAvailable() ? SPLICE_AFTER : Infinity;
   let moved = 0;

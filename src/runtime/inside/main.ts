@@ -32,6 +32,7 @@ import { startEgressRelay } from './egress-relay.js';
 import { shellHandlers } from './shells/handlers.js';
 import { terminalHandlers } from './terminals/handlers.js';
 import { kernelHandlers } from './kernels/handlers.js';
+import { portHandlers } from './ports.js';
 
 // The protocol owns stdout.
 console.log = console.error;
@@ -90,6 +91,7 @@ const handlers = new Map<string, AnyHandler>(
     ...shells.handlers,
     ...terminals.handlers,
     ...kernels.handlers,
+    ...portHandlers(process.env.TOOLGATE_RUNTIME_INGRESS || undefined),
   }) as Array<[string, AnyHandler]>,
 );
 

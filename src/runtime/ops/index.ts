@@ -10,6 +10,7 @@ import type { TransferOps } from './transfer.js';
 import type { ShellOps } from './shells.js';
 import type { TerminalOps } from './terminals.js';
 import type { KernelOps } from './kernels.js';
+import type { PortOps } from './ports.js';
 
 export type Ops = FileOps &
   CommandOps &
@@ -20,9 +21,11 @@ export type Ops = FileOps &
   TransferOps &
   ShellOps &
   TerminalOps &
-  KernelOps;
+  KernelOps &
+  PortOps;
 export type OpName = keyof Ops;
 export type OpArgs<K extends OpName> = Ops[K]['args'];
 export type OpResult<K extends OpName> = Ops[K]['result'];
 
 export type { FileStat, DirEntry, EntryType } from './files.js';
+export type { ListeningPort } from './ports.js';

@@ -3,8 +3,14 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DockerBackendConfig } from '../../../config.js';
-import { KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
-import { EGRESS_SOCKET_PATH, type RuntimeStart } from '../types.js';
+import {
+  ingressEnv,
+  INGRESS_SOCKET_FILE,
+  KEEP_OUTPUT_BYTES,
+  runtimeEnv,
+  RUNTIME_NODE_FLAGS,
+} from '../env.js';
+import { EGRESS_SOCKET_PATH, SANDBOX_INGRESS_DIR, type RuntimeStart } from '../types.js';
 
 export const CONTAINER_WORKSPACE = '/workspace';
 export const CONTAINER_NODE = '/toolgate/node';
@@ -110,12 +116,16 @@ export function containerSpec(
     // The socket's directory, not the socket: a restarted service makes the socket again in it, and a
     // container that outlived the service sees the new one (a bind of the file would keep the old).
     ...(egress ? [`${path.dirname(egress)}:${path.posix.dirname(EGRESS_SOCKET_PATH)}:rw`] : []),
+    // Previews: the directory of the service's ingress socket (one for all sessions; a connection is
+    // claimed by its one-time ticket), read-only: the runtime only dials it.
+    ...(request.ingressDir ? [`${request.ingressDir}:${SANDBOX_INGRESS_DIR}:ro`] : []),
   ];
   const egressInside = egress
     ? path.posix.join(path.posix.dirname(EGRESS_SOCKET_PATH), path.basename(egress))
     : undefined;
   const env = {
     ...runtimeEnv(CONTAINER_WORKSPACE, SHELL, PRLIMIT, false, request.quotaBytes, egressInside),
+    ...ingressEnv(request.ingressDir && `${SANDBOX_INGRESS_DIR}/${INGRESS_SOCKET_FILE}`),
     TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES: String(KEEP_OUTPUT_BYTES),
   };
   const spec: ContainerSpec = {
