@@ -32,10 +32,18 @@ describe('the database write-locked by a second process (SQLITE_BUSY)', () => {
       other.prepare('ROLLBACK').run();
       other.close();
     }
-    expect((await t.http.get('/readyz')).status).toBe(200);
+    // Ready again by itself: at once for the database; the event-loop check may still count the busy
+    // waits (better-sqlite3 waits out busy_timeout synchronously) until they leave its 10 s window.
+    let ready = await t.http.get('/readyz');
+    for (let i = 0; i < 100 && ready.status !== 200; i++) {
+      expect(ready.body.checks.database.ok).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      ready = await t.http.get('/readyz');
+    }
+    expect(ready.status, JSON.stringify(ready.body)).toBe(200);
     const read = await t.call(s, 'read_file', { path: 'a.txt' });
     expect(read.status).toBe(200);
     const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${s.id}`));
     expect(audit.status).toBe(200);
-  }, 30_000);
+  }, 60_000);
 });
