@@ -1,6 +1,6 @@
-// The Python side of a kernel: a small program the runtime starts with `python3 -c`, which starts an
-// ipykernel through jupyter_client's KernelManager (Jupyter's own client speaking the Jupyter protocol
-// over ZeroMQ, on unix sockets so no port or network is needed) and runs cells for the runtime. It
+// The Python side of a kernel: a small program the runtime starts with `python3 -c`, which launches an
+// ipykernel and drives it with jupyter_client's BlockingKernelClient (Jupyter's own client speaking the
+// Jupyter protocol over ZeroMQ, on unix sockets so no port or network is needed) and runs cells for the runtime. It
 // reads one JSON request per line on stdin and writes one JSON answer per line on stdout:
 //   start:   {"ready": true, "pid": <kernel pid>}  (or {"failed": "<why>"})
 //   {"id": n, "code": "..."}  →  {"id": n, "status": "ok"|"error", "count": k, "outputs": [...]}
@@ -8,38 +8,51 @@
 // display_data bundles (mime type → data; images base64 as Jupyter sends them), errors with traceback.
 // Interrupts come from the runtime as SIGINT to the kernel's pid (what interrupt_kernel does).
 export const PYTHON_DRIVER = String.raw`
-import json, os, sys, tempfile
+import importlib.util, json, os, secrets, subprocess, sys, tempfile, time
 def say(message):
     sys.__stdout__.write(json.dumps(message) + "\n")
     sys.__stdout__.flush()
-try:
-    from jupyter_client import KernelManager
-except Exception as err:
-    say({"failed": "jupyter_client is not installed here (%s)" % err})
+if importlib.util.find_spec("ipykernel") is None or importlib.util.find_spec("jupyter_client") is None:
+    say({"failed": "ipykernel and jupyter_client are not both installed here"})
     sys.exit(3)
 scratch = tempfile.mkdtemp(prefix="toolgate-kernel-")
-km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(scratch, "k"))
-km.connection_file = os.path.join(scratch, "connection.json")
+connection = os.path.join(scratch, "connection.json")
+with open(connection, "w") as f:
+    json.dump({"transport": "ipc", "ip": os.path.join(scratch, "k"), "shell_port": 1, "iopub_port": 2,
+               "stdin_port": 3, "control_port": 4, "hb_port": 5, "key": secrets.token_hex(16),
+               "signature_scheme": "hmac-sha256", "kernel_name": "python3"}, f)
 env = dict(os.environ)
 # Debian's matplotlib finds its matplotlibrc through /etc, which a sandbox may not show: an empty one
 # (matplotlib's defaults; ipykernel picks the inline backend, which renders with Agg) unless one is set.
 if "MATPLOTLIBRC" not in env:
     open(os.path.join(scratch, "matplotlibrc"), "w").close()
     env["MATPLOTLIBRC"] = scratch
+# The kernel is launched here, as the python3 kernelspec would (without KernelManager's kernelspec and
+# provisioner lookups), and boots while this driver imports jupyter_client: each takes a good part of a
+# second. Its stdout goes to stderr: this driver's stdout is the runtime's protocol.
+# sys.executable is empty in some sandboxes (no /proc/self/exe to read): python3 from the PATH then.
+kernel = subprocess.Popen([sys.executable or "python3", "-m", "ipykernel_launcher", "-f", connection], cwd=os.getcwd(),
+                          env=env, stdin=subprocess.DEVNULL, stdout=sys.stderr)
 try:
-    km.start_kernel(cwd=os.getcwd(), env=env)
-    kc = km.client()
+    from jupyter_client import BlockingKernelClient
+    kc = BlockingKernelClient(connection_file=connection)
+    kc.load_connection_file()
     kc.start_channels()
-    kc.wait_for_ready(timeout=60)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            kc.wait_for_ready(timeout=1)
+            break
+        except RuntimeError:
+            if kernel.poll() is not None:
+                raise RuntimeError("the kernel exited with status %s" % kernel.returncode)
+            if time.monotonic() > deadline:
+                raise
 except Exception as err:
     say({"failed": "the kernel did not start (%s: %s)" % (type(err).__name__, err)})
-    try:
-        km.shutdown_kernel(now=True)
-    except Exception:
-        pass
+    kernel.kill()
     sys.exit(3)
-provisioner = getattr(km, "provisioner", None)
-pid = getattr(provisioner, "pid", None) or getattr(getattr(km, "kernel", None), "pid", None)
+pid = kernel.pid
 say({"ready": True, "pid": pid})
 
 def run(request):
@@ -51,7 +64,7 @@ def run(request):
         try:
             msg = kc.get_iopub_msg(timeout=1)
         except Exception:
-            if not km.is_alive():
+            if kernel.poll() is not None:
                 return {"id": request["id"], "status": "dead", "outputs": outputs}
             continue
         if msg["parent_header"].get("msg_id") != msg_id:
@@ -89,7 +102,8 @@ for line in sys.stdin:
     request = json.loads(line)
     say(run(request))
 try:
-    km.shutdown_kernel(now=True)
+    kc.shutdown()
+    kernel.wait(timeout=2)
 except Exception:
-    pass
+    kernel.kill()
 `;

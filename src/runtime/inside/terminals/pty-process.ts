@@ -1,10 +1,11 @@
 // One program on a pseudo-terminal, without a native module: util-linux `script` allocates the PTY
 // (openpty, setsid, the slave as the controlling terminal of the program) and relays bytes between its
-// pipes and the master. The wrapper shell it starts reports the program's pid and its slave device on
-// fd 3 before it sets the window size and execs the command, so the runtime can signal the program's
-// session and resize its terminal. Resizing is `stty -F <slave> rows R cols C`: stty opens the slave and
+// pipes and the master. The wrapper shell it starts reports the program's pid on fd 3 (its slave device
+// is read from /proc) before it sets the window size and execs the command, so the runtime can signal
+// the program's session and resize its terminal. Resizing is `stty -F <slave> rows R cols C`: stty opens the slave and
 // issues TIOCSWINSZ on it, which sets the size of the PTY pair and sends SIGWINCH to its foreground group.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { toolgateError } from '../../../lib/errors.js';
 import type { ResourceLimits } from '../../runner/types.js';
 
@@ -54,10 +55,20 @@ function wrapper(request: PtySpawn): string {
   // The command arrives in __TG_TERMINAL_COMMAND and leaves no trace in the program's environment.
   return (
     `ulimit ${ulimits} || exit 126; ` +
-    `printf '%s %s\\n' "$$" "$(tty)" >&3; exec 3>&-; ` +
+    `printf '%s\\n' "$$" >&3; exec 3>&-; ` +
     `stty rows ${request.rows} cols ${request.cols} 2>/dev/null; ` +
     `__tg_c=$__TG_TERMINAL_COMMAND; unset __TG_TERMINAL_COMMAND; exec ${request.shell} -c "$__tg_c"`
   );
+}
+
+/** The terminal device a process has as its stdin, or '' once it is gone. */
+function slaveOf(pid: number): string {
+  try {
+    const device = readlinkSync(`/proc/${pid}/fd/0`);
+    return device.startsWith('/dev/') ? device : '';
+  } catch {
+    return '';
+  }
 }
 
 export function spawnPty(request: PtySpawn): PtyProcess {
@@ -86,8 +97,10 @@ export function spawnPty(request: PtySpawn): PtyProcess {
     let text = '';
     report.on('data', (chunk: Buffer) => {
       text += chunk.toString('utf8');
-      const line = /^(\d+) (\/dev\/\S+)\n/.exec(text);
-      if (line) resolve([Number(line[1]), line[2]]);
+      const line = /^(\d+)\n/.exec(text);
+      // The slave device is the wrapper's stdin, read from /proc rather than by running tty(1): one
+      // fork and exec less before the program starts. A program already gone has no device to resize.
+      if (line) resolve([Number(line[1]), slaveOf(Number(line[1]))]);
     });
     report.on('error', () => undefined);
     report.once('close', () => reject(new Error('the terminal program did not start')));
@@ -111,6 +124,7 @@ export function spawnPty(request: PtySpawn): PtyProcess {
     },
     async resize(rows, cols) {
       const slave = await device;
+      if (!slave) throw toolgateError('TOOL_FAILED', 'Could not resize the terminal: its program has ended');
       // Not detached: stty stays in the runtime's session, where opening the slave cannot make it
       // anyone's controlling terminal.
       const done = spawnSync('stty', ['-F', slave, 'rows', String(rows), 'cols', String(cols)], {
