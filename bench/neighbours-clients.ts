@@ -33,11 +33,19 @@ const { neighbours, hostile, cpuJobMs } = input;
 
 async function post(session: Session, url: string, body: string | Uint8Array, type = 'application/json') {
   const started = performance.now();
-  const res = await fetch(`${input.url}${url}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${session.token}`, 'content-type': type },
-    body: typeof body === 'string' ? body : new Uint8Array(body),
-  });
+  let res: Response;
+  try {
+    res = await fetch(`${input.url}${url}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}`, 'content-type': type },
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+    });
+  } catch (err) {
+    // A body refused by its length (413) before it was all sent: the server closes the connection and
+    // fetch, still writing, sees EPIPE instead of the answer.
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? String(err);
+    return { status: 0, code: `closed while sending (${cause})`, ms: performance.now() - started };
+  }
   const text = await res.text();
   let code = '';
   try {
