@@ -256,10 +256,13 @@ describe.skipIf(skip !== undefined)('a networked session is confined to its egre
     for (const id of [narrower.id]) await t.admin(t.http.delete(`/v1/sessions/${id}`));
   });
 
+  // /run/toolgate/ingress is there for every session: the runtime dials the service's ingress socket to
+  // carry a preview's connection in (src/preview/ingress.ts: a one-time ticket per connection, anything
+  // else dropped), which is no way out to the network.
   it('a session without the network has no route, no proxy and no egress socket', async () => {
     const res = await run(
       offline,
-      `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; env | grep -ci proxy; ls /run/toolgate 2>&1 | head -1; (echo > /dev/tcp/${net.address}/80) 2>/dev/null && echo CONNECTED`,
+      `tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '; env | grep -ci proxy; ls /run/toolgate/egress.sock 2>&1 | head -1; (echo > /dev/tcp/${net.address}/80) 2>/dev/null && echo CONNECTED`,
     );
     const [iface, proxies] = res.stdout.trim().split('\n');
     expect(iface).toBe('lo');
