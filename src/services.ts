@@ -173,6 +173,9 @@ export async function createServices(
   const own = (name: string) => (config.replica ? `${name}-${config.replica.id}` : name);
   // Previews: the socket every session runtime dials to carry a connection to one of its ports out.
   const ingress = new Ingress(path.join(config.dataDir, own('ingress')));
+  // Listening before any runtime starts: every runtime binds its directory (the MCP servers' discovery
+  // below starts runtimes already), and bwrap refuses a bind whose source does not exist.
+  await ingress.start();
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
     ingressDir: ingress.dir,
@@ -303,7 +306,6 @@ export async function createServices(
   });
   runtimes.egress = (sessionId, policy, openRanges, stable) =>
     egress.openSessionSocket(sessionId, policy, openRanges, { stable });
-  await ingress.start();
   const preview = new PreviewService(
     config,
     new ExposedPortStore(db),

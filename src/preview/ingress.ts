@@ -50,6 +50,9 @@ export class Ingress {
       server.listen(this.socketPath, () => resolve());
     });
     await chmod(this.socketPath, 0o666);
+    // It starts early in createServices: a build that fails later must not be kept alive by it (the
+    // HTTP server keeps a running service alive).
+    server.unref();
     this.server = server;
   }
 
