@@ -33,6 +33,7 @@ const ALLOWED: Record<string, string> = {
   'runtime/bundle.ts': 'writes the bundled runtime program to the temp dir',
   'ops/disk.ts': 'statfs of the data dir for readiness and metrics',
   'ops/capacity/host.ts': "reads /proc/meminfo, /proc/loadavg and the kernel's pid limits for admission",
+  'preview/ingress.ts': "makes the directory of the previews' ingress socket in the data dir",
   'ops/startup.ts': 'creates the data dir and proves it writable before anything else starts',
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
