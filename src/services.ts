@@ -1,6 +1,7 @@
 // Builds the long-lived parts of one app — database, stores, workspaces, tool registry, pipeline,
 // event hub, sweeper — and declares each one's lifecycle in one ordered list (`parts`), which session
 // deletion, the sweep and close() iterate. Nothing here runs at import.
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -172,13 +173,20 @@ export async function createServices(
   // What only this process uses, and empties at its start, is its own when replicas share the data dir.
   const own = (name: string) => (config.replica ? `${name}-${config.replica.id}` : name);
   // Previews: the socket every session runtime dials to carry a connection to one of its ports out.
-  const ingress = new Ingress(path.join(config.dataDir, own('ingress')));
+  // Replicas share the data dir's ingress directory, each with a socket in a subdirectory of its own
+  // (named from its id, whatever characters that has).
+  const ingress = new Ingress(
+    path.join(config.dataDir, 'ingress'),
+    config.replica
+      ? `r-${createHash('sha256').update(config.replica.id).digest('hex').slice(0, 16)}`
+      : 'main',
+  );
   // Listening before any runtime starts: every runtime binds its directory (the MCP servers' discovery
   // below starts runtimes already), and bwrap refuses a bind whose source does not exist.
   await ingress.start();
   const runtimes = new RuntimeManager(runner.runtimeBackend, {
     workspacesDir: workspaces.baseDir,
-    ingressDir: ingress.dir,
+    ingressDir: ingress.root,
     overlayFor: (id) => workspaces.overlays?.mountFor(id),
     // The whole tools dir, so folders added while the service runs are there too (hot reload).
     readOnlyPaths: [

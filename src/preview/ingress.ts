@@ -29,15 +29,32 @@ export class Ingress {
   private server: net.Server | undefined;
   private readonly waiting = new Map<string, Waiter>();
 
-  /** `dir`: the directory shown to the runtimes (created 0711, the socket 0666 like the egress sockets). */
-  constructor(readonly dir: string) {}
+  /**
+   * `root`: the directory shown to the runtimes; this process listens in its own subdirectory `name` of
+   * it (replicas share the root, and a runtime another replica took over dials the new owner's socket:
+   * each connection names it). Directories 0711, the socket 0666 like the egress sockets.
+   */
+  constructor(
+    readonly root: string,
+    private readonly name: string,
+  ) {}
+
+  get dir(): string {
+    return path.join(this.root, this.name);
+  }
 
   get socketPath(): string {
     return path.join(this.dir, INGRESS_SOCKET_FILE);
   }
 
+  /** The socket's path as a runtime names it, relative to the root it sees. */
+  private get socketInRoot(): string {
+    return `${this.name}/${INGRESS_SOCKET_FILE}`;
+  }
+
   async start(): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o711 });
+    await chmod(this.root, 0o711);
     await chmod(this.dir, 0o711);
     // A leftover of a service that died (a container that outlived it has the directory mounted, and
     // finds the new socket there).
@@ -113,7 +130,7 @@ export class Ingress {
     // Handled below; until then an early rejection must not count as unhandled.
     arrived.catch(() => undefined);
     try {
-      await runtime.call('connectPort', { port, ticket });
+      await runtime.call('connectPort', { port, ticket, socket: this.socketInRoot });
     } catch (err) {
       const waiter = this.waiting.get(ticket);
       if (waiter) clearTimeout(waiter.timer);

@@ -7,7 +7,6 @@ import type { RuntimeBackend, RuntimeProcess, RuntimeStart } from './types.js';
 import { findChild, findDescendant } from './host-pids.js';
 import {
   ingressEnv,
-  INGRESS_SOCKET_FILE,
   runtimeEnv,
   RUNTIME_NODE_FLAGS,
   SANDBOX_EGRESS_SOCKET,
@@ -56,7 +55,7 @@ export function bwrapRuntimeBackend(
           egress,
           request.egressCopy,
         ),
-        ...ingressEnv(request.ingressDir && `${SANDBOX_INGRESS_DIR}/${INGRESS_SOCKET_FILE}`),
+        ...ingressEnv(request.ingressDir && SANDBOX_INGRESS_DIR),
       };
       // Its own network namespace always (--unshare-all): loopback only. The egress socket is the way out.
       const args = namespaceArgs(layout, request.workspaceRoot, env);

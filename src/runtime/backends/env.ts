@@ -32,8 +32,8 @@ export const SANDBOX_INGRESS_DIR = '/run/toolgate/ingress';
 export const INGRESS_SOCKET_FILE = 'ingress.sock';
 
 /** The runtime's variable naming the ingress socket as it sees it (none: no previews). */
-export const ingressEnv = (socketPath: string | undefined): Record<string, string> =>
-  socketPath !== undefined ? { TOOLGATE_RUNTIME_INGRESS: socketPath } : {};
+export const ingressEnv = (dir: string | undefined): Record<string, string> =>
+  dir !== undefined ? { TOOLGATE_RUNTIME_INGRESS: dir } : {};
 
 /**
  * Node flags of every runtime process: an idle runtime should cost little memory (many live sessions

@@ -2,8 +2,7 @@
 // the service's privileges. Nothing confines it; every status reports `isolated: false`.
 import { spawn } from 'node:child_process';
 import type { RuntimeBackend, RuntimeStart } from './types.js';
-import path from 'node:path';
-import { ingressEnv, INGRESS_SOCKET_FILE, runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
+import { ingressEnv, runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
 
 export function unisolatedRuntimeBackend(
   shell: string,
@@ -31,7 +30,7 @@ export function unisolatedRuntimeBackend(
           request.egressSocket,
           request.egressCopy,
         ),
-        ...ingressEnv(request.ingressDir && path.join(request.ingressDir, INGRESS_SOCKET_FILE)),
+        ...ingressEnv(request.ingressDir),
       };
       return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {
         cwd: request.workspaceRoot,

@@ -104,8 +104,15 @@ function dialIngress(socketPath: string, ticket: string): Promise<net.Socket> {
   });
 }
 
-/** `ingressSocket`: where the service's ingress socket is seen here (unset: this runtime has no previews). */
-export function portHandlers(ingressSocket: string | undefined): Handlers<PortOps> {
+/** A replica's socket in the ingress directory: `<replica>/ingress.sock`, never a path out of it. */
+const SOCKET_IN_DIR = /^[A-Za-z0-9_-]{1,64}\/ingress\.sock$/;
+
+/**
+ * `ingressDir`: where the directory of the service's ingress sockets is seen here (unset: this runtime
+ * has no previews). Each replica listens on its own socket in it, and names it with each connection: a
+ * runtime that another replica took over dials the new owner's.
+ */
+export function portHandlers(ingressDir: string | undefined): Handlers<PortOps> {
   return {
     async listPorts() {
       const [v4, v6, owners] = await Promise.all([
@@ -118,16 +125,19 @@ export function portHandlers(ingressSocket: string | undefined): Handlers<PortOp
         .sort((a, b) => a.port - b.port || a.family - b.family);
       return reply({ ports });
     },
-    async connectPort({ port, ticket }) {
-      if (ingressSocket === undefined) {
+    async connectPort({ port, ticket, socket }) {
+      if (ingressDir === undefined) {
         throw toolgateError('PREVIEW_NOT_ALLOWED', "This session's runtime was started without previews", {
           suggestion:
             'Its profile must allow previews (profile `preview.expose`); restart the session runtime.',
         });
       }
+      if (!SOCKET_IN_DIR.test(socket)) {
+        throw toolgateError('BAD_REQUEST', `Not an ingress socket name: ${JSON.stringify(socket)}`);
+      }
       const local = await connectLocal(port);
       try {
-        const ingress = await dialIngress(ingressSocket, ticket);
+        const ingress = await dialIngress(`${ingressDir}/${socket}`, ticket);
         joinSockets(ingress, local.socket, false);
       } catch (err) {
         local.socket.destroy();

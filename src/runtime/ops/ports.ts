@@ -14,8 +14,9 @@ export interface PortOps {
   /** Sockets in LISTEN state in the runtime's network namespace (/proc/net/tcp and tcp6). */
   listPorts: { args: Record<string, never>; result: { ports: ListeningPort[] } };
   /**
-   * Connects to 127.0.0.1:port (or [::1]:port) inside, then dials the ingress socket and writes `ticket`
+   * Connects to 127.0.0.1:port (or [::1]:port) inside, then dials the ingress socket `socket` (its path
+   * in the ingress directory: the replica's that asks) and writes `ticket`
    * and a newline on it; from then on the two sockets are joined. Answers once both are connected.
    */
-  connectPort: { args: { port: number; ticket: string }; result: { address: string } };
+  connectPort: { args: { port: number; ticket: string; socket: string }; result: { address: string } };
 }

@@ -3,13 +3,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { DockerBackendConfig } from '../../../config.js';
-import {
-  ingressEnv,
-  INGRESS_SOCKET_FILE,
-  KEEP_OUTPUT_BYTES,
-  runtimeEnv,
-  RUNTIME_NODE_FLAGS,
-} from '../env.js';
+import { ingressEnv, KEEP_OUTPUT_BYTES, runtimeEnv, RUNTIME_NODE_FLAGS } from '../env.js';
 import { EGRESS_SOCKET_PATH, SANDBOX_INGRESS_DIR, type RuntimeStart } from '../types.js';
 
 export const CONTAINER_WORKSPACE = '/workspace';
@@ -125,7 +119,7 @@ export function containerSpec(
     : undefined;
   const env = {
     ...runtimeEnv(CONTAINER_WORKSPACE, SHELL, PRLIMIT, false, request.quotaBytes, egressInside),
-    ...ingressEnv(request.ingressDir && `${SANDBOX_INGRESS_DIR}/${INGRESS_SOCKET_FILE}`),
+    ...ingressEnv(request.ingressDir && SANDBOX_INGRESS_DIR),
     TOOLGATE_RUNTIME_KEEP_OUTPUT_BYTES: String(KEEP_OUTPUT_BYTES),
   };
   const spec: ContainerSpec = {
