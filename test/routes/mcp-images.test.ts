@@ -2,22 +2,14 @@
 // the MCP SDK's own client, a matplotlib figure shown in the cell, and the result carries the text and a
 // PNG image block the client can show or hand to its model. Needs python3 with ipykernel,
 // jupyter_client and matplotlib where the runtime runs (the host's Debian packages on bwrap).
-import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { kernelHostMissing } from '../helpers/kernel.js';
 
-const hostHasKernel =
-  spawnSync('/usr/bin/python3', ['-c', 'import ipykernel, jupyter_client, matplotlib'], { stdio: 'ignore' })
-    .status === 0;
-if (!hostHasKernel)
-  console.warn(
-    'skipped the MCP image test: needs python3-ipykernel, python3-jupyter-client and python3-matplotlib',
-  );
-if (!hostHasKernel && process.env.TOOLGATE_TEST_REQUIRE_ALL === '1')
-  throw new Error('TOOLGATE_TEST_REQUIRE_ALL=1: the MCP image test needs python3-ipykernel and matplotlib');
+const hostHasKernel = !kernelHostMissing('the MCP image tests');
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 

@@ -152,6 +152,7 @@ describe('tool folders', () => {
     // nothing to test there.
     if (!t.app.services.runner.status.isolated) {
       console.info('tool-folder confinement test skipped: the unisolated runtime has no sandbox to test');
+      // Skipped on purpose in the unisolated pass only: there is no sandbox whose confinement to test.
       test.skip();
     }
     const other = await t.createSession({ files: { 'secret.txt': 'other session\n' } });

@@ -2,23 +2,13 @@
 // across cells, a matplotlib PNG saved and returned, an exception's traceback, a busy loop interrupted
 // (by its timeout and by kernel_interrupt), restart losing state. Needs python3 with ipykernel and
 // jupyter_client where the runtime runs (the python image; on bwrap, the host's Debian packages).
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolContext, type ToolHarness, type ToolSession } from '../../helpers/tool-context.js';
+import { kernelHostMissing } from '../../helpers/kernel.js';
 
-const onDocker = process.env.TOOLGATE_TEST_SANDBOX === 'docker';
-const hostHasKernel =
-  onDocker ||
-  spawnSync('/usr/bin/python3', ['-c', 'import ipykernel, jupyter_client, matplotlib'], { stdio: 'ignore' })
-    .status === 0;
-if (!hostHasKernel)
-  console.warn(
-    'skipped kernel tests: needs python3-ipykernel, python3-jupyter-client and python3-matplotlib (apt-get install them)',
-  );
-if (!hostHasKernel && process.env.TOOLGATE_TEST_REQUIRE_ALL === '1')
-  throw new Error('TOOLGATE_TEST_REQUIRE_ALL=1: kernel tests need python3-ipykernel python3-jupyter-client');
+const hostHasKernel = !kernelHostMissing('kernel tests');
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 

@@ -8,7 +8,7 @@
 // display_data bundles (mime type → data; images base64 as Jupyter sends them), errors with traceback.
 // Interrupts come from the runtime as SIGINT to the kernel's pid (what interrupt_kernel does).
 export const PYTHON_DRIVER = String.raw`
-import importlib.util, json, os, secrets, subprocess, sys, tempfile, time
+import atexit, importlib.util, json, os, secrets, shutil, signal, subprocess, sys, tempfile, time
 def say(message):
     sys.__stdout__.write(json.dumps(message) + "\n")
     sys.__stdout__.flush()
@@ -16,6 +16,10 @@ if importlib.util.find_spec("ipykernel") is None or importlib.util.find_spec("ju
     say({"failed": "ipykernel and jupyter_client are not both installed here"})
     sys.exit(3)
 scratch = tempfile.mkdtemp(prefix="toolgate-kernel-")
+# The connection file, the sockets and matplotlibrc go with the driver, also when it is told to stop.
+atexit.register(shutil.rmtree, scratch, True)
+for stop in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(stop, lambda *_: sys.exit(0))
 connection = os.path.join(scratch, "connection.json")
 with open(connection, "w") as f:
     json.dump({"transport": "ipc", "ip": os.path.join(scratch, "k"), "shell_port": 1, "iopub_port": 2,
