@@ -6,7 +6,8 @@
 // goal ≤ 2 ms), a 50 MB download (ratio of speeds, goal ≥ 0.5), and a WebSocket echo's round trip (p50
 // difference, goal ≤ 1 ms). The HTTP latency is measured twice: with the app as Python's http.server
 // leaves it (Nagle's algorithm on; it writes the headers and the body apart) and with TCP_NODELAY on
-// its connections. Runs on bwrap where it works, else on the unisolated runtime (said in the output).
+// its connections. Runs on bwrap where it works, else on the unisolated runtime (said in the output). The
+// service runs in its own process, the client here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -14,7 +15,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import { callTool, fmt, percentile, startServer } from './lib.js';
+import { startToolgateProcess } from './child.js';
+import { ADMIN_KEY, callTool, fmt, percentile } from './lib.js';
 
 const MB = 1024 * 1024;
 const REQUESTS = Number(process.env.BENCH_PREVIEW_REQUESTS ?? 400);
@@ -62,8 +64,10 @@ const roundTrip = (ws: WebSocket, text: string) =>
     ws.send(text);
   });
 
-// BENCH_PREVIEW_SANDBOX picks another backend (none; docker with TOOLGATE_RUNTIME_IMAGE set).
-const server = await startServer({
+// BENCH_PREVIEW_SANDBOX picks another backend (none; docker with TOOLGATE_RUNTIME_IMAGE set). The service
+// runs in a process of its own (src/server.ts, as `npm start` runs it): the client reading the bytes here
+// must not share an event loop with the service that copies them, which the direct side never pays for.
+const server = await startToolgateProcess({
   TOOLGATE_SANDBOX: process.env.BENCH_PREVIEW_SANDBOX ?? 'auto',
   TOOLGATE_RUNTIME_IDLE_SECONDS: '3600',
 });
@@ -129,7 +133,10 @@ try {
 
   const plain = await startPair(false);
   const noDelay = await startPair(true);
-  const backend = server.app.services.runtimes.backend.name;
+  const described = await fetch(`${server.url}/v1/sessions/${session.id}`, {
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+  });
+  const backend = ((await described.json()) as { runtime?: { backend?: string } }).runtime?.backend ?? '?';
   const httpPlain = await latency(plain);
   const httpNoDelay = await latency(noDelay);
 

@@ -34,6 +34,7 @@ import interactiveRoutes from './routes/interactive.js';
 import portRoutes from './routes/ports.js';
 import previewRoutes from './routes/previews.js';
 import { registerPreviewUpgrade } from './http/preview-upgrade.js';
+import { previewHostRewrite } from './http/preview-host.js';
 import toolRoutes from './routes/tools.js';
 import checkpointRoutes from './routes/checkpoints.js';
 import changeRoutes from './routes/changes.js';
@@ -81,6 +82,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // Our own onResponse hook writes the one line per request (with session and tool).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.limits.bodyLimitBytes,
+    // The previews' host-name form: a request for P-<key>.<preview domain> is routed to the preview.
+    ...(config.preview.domain ? { rewriteUrl: previewHostRewrite(config.preview.domain) } : {}),
     frameworkErrors: sendFrameworkError,
     // Honour a caller's x-request-id when it is sane, so logs join up across services.
     genReqId: (req) => {
@@ -105,7 +108,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before auth and the routes: the request span covers authentication, and its handlers get wrapped.
   registerRequestTrace(app, services.tracing);
   // Before auth: a request for another site's name is refused whatever token it carries.
-  registerHostCheck(app, { listenHost: config.host, ...config.http });
+  registerHostCheck(app, { listenHost: config.host, ...config.http, previewDomain: config.preview.domain });
   registerAuth(app);
   // After auth (bad tokens are refused where the caller's address is seen): a session's requests go
   // to the replica that owns it.

@@ -523,7 +523,11 @@ const HttpSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Previews of sessions' servers (docs/previews.md): how long the links made for them last. */
+/** A DNS name of two labels or more, lower case (browsers lower-case host names). */
+const PREVIEW_DOMAIN_PATTERN =
+  '^(?=.{1,200}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$';
+
+/** Previews of sessions' servers (docs/previews.md): how long the links made for them last, and the host-name form. */
 const PreviewSchema = Type.Object(
   {
     linkMinutes: Type.Integer({
@@ -538,6 +542,13 @@ const PreviewSchema = Type.Object(
       default: 1440,
       description: 'the longest a link may be asked to last',
     }),
+    domain: Type.Optional(
+      Type.String({
+        pattern: PREVIEW_DOMAIN_PATTERN,
+        description:
+          'the host-name form: each exposed port is also served at the root of {port}-{key}.{domain} (e.g. preview.localhost; a wildcard DNS name for this domain must reach the service)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -776,6 +787,22 @@ function readConfigFile(file: string): ConfigFile {
   return parsed;
 }
 
+/** The preview section: the file's, with TOOLGATE_PREVIEW_DOMAIN over its domain. */
+function previewConfig(
+  domainEnv: string | undefined,
+  file: Partial<Static<typeof PreviewSchema>>,
+): Static<typeof PreviewSchema> {
+  const domain = domainEnv?.trim().toLowerCase() || undefined;
+  if (domain !== undefined && !new RegExp(PREVIEW_DOMAIN_PATTERN).test(domain)) {
+    throw new ConfigError(
+      `TOOLGATE_PREVIEW_DOMAIN must be a DNS name of two labels or more (e.g. preview.localhost), got "${domainEnv}"`,
+    );
+  }
+  return Value.Default(PreviewSchema, { ...file, ...(domain ? { domain } : {}) }) as Static<
+    typeof PreviewSchema
+  >;
+}
+
 /** Builds the config from an environment (process.env in the server, a plain object in tests). */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const file: ConfigFile = env.TOOLGATE_CONFIG ? readConfigFile(env.TOOLGATE_CONFIG) : {};
@@ -829,7 +856,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }) as Static<typeof CapacitySchema>,
     apiKeys: file.apiKeys ?? {},
     http: httpConfig(env, file.http ?? {}),
-    preview: Value.Default(PreviewSchema, { ...(file.preview ?? {}) }) as Static<typeof PreviewSchema>,
+    preview: previewConfig(env.TOOLGATE_PREVIEW_DOMAIN, file.preview ?? {}),
     runtime: Value.Default(RuntimeSchema, {
       ...(env.TOOLGATE_RUNTIME_IDLE_SECONDS
         ? {

@@ -25,6 +25,18 @@ describe('config', () => {
     expect(() => loadConfig({ TOOLGATE_CONFIG: typed })).toThrow(/\/rateLimits\/filesystem\/limit/);
   });
 
+  it('takes the preview domain from TOOLGATE_PREVIEW_DOMAIN, lower-cased, and refuses what is no DNS name', () => {
+    expect(loadConfig({ TOOLGATE_PREVIEW_DOMAIN: 'Preview.Localhost' }).preview.domain).toBe(
+      'preview.localhost',
+    );
+    expect(loadConfig({}).preview.domain).toBeUndefined();
+    for (const bad of ['localhost', 'a..b', '-x.example', 'x_y.example', 'http://x.example']) {
+      expect(() => loadConfig({ TOOLGATE_PREVIEW_DOMAIN: bad })).toThrow(
+        /TOOLGATE_PREVIEW_DOMAIN must be a DNS name/,
+      );
+    }
+  });
+
   it('rejects unreadable JSON, bad enums and bad numbers with a ConfigError', () => {
     expect(() => loadConfig({ TOOLGATE_CONFIG: withConfigFile('{nope') })).toThrow(ConfigError);
     expect(() => loadConfig({ TOOLGATE_SANDBOX: 'podman' })).toThrow(/TOOLGATE_SANDBOX/);

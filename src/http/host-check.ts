@@ -30,6 +30,8 @@ export interface HostRule {
   listenHost: string;
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
+  /** The previews' host-name form domain: its sub-domains name this service too. */
+  previewDomain?: string;
 }
 
 export function registerHostCheck(app: FastifyInstance, rule: HostRule): void {
@@ -40,6 +42,7 @@ export function registerHostCheck(app: FastifyInstance, rule: HostRule): void {
     const hostname = hostnameOf(host);
     if (hostname === undefined) return false;
     if (allowedHosts.has(hostname) || allowedHosts.has(host.toLowerCase())) return true;
+    if (rule.previewDomain && hostname.endsWith(`.${rule.previewDomain}`)) return true;
     // Bound to all interfaces without a list: any name may reach it (a container, a LAN host).
     if (!loopbackOnly && allowedHosts.size === 0) return true;
     return isLoopbackName(hostname);

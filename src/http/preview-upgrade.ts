@@ -1,6 +1,7 @@
 // WebSocket (and any other Upgrade) requests to a preview: Fastify routes no upgrades, so they are taken
 // from the server's 'upgrade' event here, checked as the HTTP routes check (a Bearer token for
-// /v1/sessions/{id}/ports/{port}/…, a signed link for /v1/previews/{token}/…, the port exposed), and then
+// /v1/sessions/{id}/ports/{port}/…, a signed link for /v1/previews/{token}/…, either or the link's cookie
+// for the host-name form, the port exposed), and then
 // joined byte for byte to a connection into the session (src/preview/ingress.ts): the app answers the
 // handshake itself and every frame passes unchanged. Another replica's session is passed on to its owner
 // the same way, raw. One audit row per connection, when it closes, with the bytes each way.
@@ -14,6 +15,7 @@ import { headersForApp } from '../preview/headers.js';
 import type { Lease } from '../store/leases.js';
 import type { SessionRecord } from '../store/sessions.js';
 import { principalOfBearer } from './auth.js';
+import { hostAccess, hostTargetOfRequest } from './preview-host.js';
 import { appPathOf } from './preview-proxy.js';
 import { FORWARDED_BY } from './replica-forward.js';
 
@@ -87,6 +89,9 @@ export function registerPreviewUpgrade(app: FastifyInstance): void {
   const { preview, sessions, replica } = app.services;
 
   const targetOf = async (request: IncomingMessage, path: string): Promise<Target | undefined> => {
+    // The host-name form: every path of the host is the app's, at its root.
+    const hostTarget = hostTargetOfRequest(app, request.headers);
+    if (hostTarget) return { ...(await hostAccess(app, request.headers, hostTarget)), prefix: '' };
     const byToken = BY_TOKEN.exec(path);
     if (byToken) {
       const principal = await principalOfBearer(app, request.headers.authorization);

@@ -16,6 +16,9 @@ import replyFrom from '@fastify/reply-from';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toolgateError } from '../lib/errors.js';
 import { sessionOfLink } from '../preview/links.js';
+import { sessionIdOfHostKey } from '../preview/host-form.js';
+import { originForm } from './origin-form.js';
+import { HOST_ROUTE_PREFIX } from './preview-host.js';
 import type { SessionOwnership } from '../ops/session-ownership.js';
 import type { Lease } from '../store/leases.js';
 import type { SessionRouting } from '../store/session-routing.js';
@@ -42,16 +45,6 @@ const CREATES_SESSION = new Set(['/v1/sessions', '/v1/sessions/:id/fork']);
 /** Methods whose body is passed on, as the stream it arrives in. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/**
- * The path and query of a request target: an absolute-form target (`POST http://x/v1/…`, which HTTP/1.1
- * servers must accept) names a scheme and host that are the client's business, not the owner's.
- */
-function originForm(target: string): string {
-  if (target.startsWith('/')) return target;
-  const url = URL.canParse(target) ? new URL(target) : undefined;
-  return url ? `${url.pathname}${url.search}` : '/';
-}
-
 export async function registerReplicaForward(
   app: FastifyInstance,
   options: ReplicaForwardOptions,
@@ -75,6 +68,10 @@ export async function registerReplicaForward(
     if (route.startsWith('/v1/sessions/:id')) return params.id;
     // A preview link names its session in its token (checked by the owner).
     if (route.startsWith('/v1/previews/:token')) return sessionOfLink(params.token ?? '');
+    // The host-name form's host names its session (src/preview/host-form.ts).
+    if (route.startsWith(`${HOST_ROUTE_PREFIX}/:key`)) {
+      return sessionIdOfHostKey((params.key ?? '').split('-')[1] ?? '');
+    }
     // The approved call runs where the session's runtime is, and wakes the long-poll waiting there.
     if (route.startsWith('/v1/approvals/:callId/') && params.callId) {
       return routing.sessionOfApproval(params.callId);
@@ -91,7 +88,9 @@ export async function registerReplicaForward(
     if (BODY_METHODS.has(request.method) && request.headers['content-length'] !== '0') {
       (request as { body: unknown }).body = request.raw.pipe(new PassThrough());
     }
-    return reply.from(`${lease.replicaUrl}${originForm(request.url)}`, {
+    // As the client sent it: a preview's host-name form was rewritten for routing, and the owner rewrites
+    // it again from the Host header, which goes along.
+    return reply.from(`${lease.replicaUrl}${originForm(request.originalUrl)}`, {
       rewriteRequestHeaders: (original, headers) => ({
         ...headers,
         host: original.headers.host ?? headers.host,

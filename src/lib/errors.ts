@@ -91,6 +91,7 @@ export const ERROR_CODES = {
   // previews of a session's servers (docs/previews.md)
   PREVIEW_NOT_ALLOWED: spec(403, 'permission_error'),
   PORT_NOT_EXPOSED: spec(403, 'permission_error'),
+  PORT_EXPOSED_BY_POLICY: spec(409, 'user_error'),
   PREVIEW_LINK_INVALID: spec(401, 'permission_error'),
   PREVIEW_LINK_EXPIRED: spec(401, 'permission_error'),
   PORT_NOT_LISTENING: spec(502, 'user_error'),

@@ -3,6 +3,7 @@
 // header; the browser sees the app's answers with their cookies and redirects kept under the preview's
 // path prefix, so one preview's cookies are never sent to another, nor to toolgate's own routes.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { cookiesForApp } from './host-form.js';
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) and toolgate's own: never passed on either way. */
 const HOP_BY_HOP = new Set([
@@ -36,6 +37,12 @@ export function headersForApp(
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || TOOLGATE_ONLY.has(name)) continue;
     if (HOP_BY_HOP.has(name) && !(upgrade && (name === 'connection' || name === 'upgrade'))) continue;
+    if (name === 'cookie') {
+      // The host-name form's sign-in cookie is toolgate's credential, like the Authorization header.
+      const cookie = cookiesForApp(Array.isArray(value) ? value.join('; ') : String(value));
+      if (cookie !== undefined) out.cookie = cookie;
+      continue;
+    }
     out[name] = value;
   }
   // Dev servers often answer only their own names (Vite's allowedHosts): the app is asked as itself.

@@ -96,12 +96,31 @@ export class PreviewService {
     return (await this.exposed(session)).find((exposed) => exposed.port === port)!;
   }
 
-  /** Stops exposing a port exposed by a call (the profile's ports stay); false when it was not. */
-  async unexpose(session: SessionRef, port: number): Promise<boolean> {
+  /**
+   * Stops exposing a port that a call exposed: previews and links of it are refused from then on (on
+   * other replicas within CACHE_MS), idle keep-alive connections into it close; a WebSocket already open
+   * stays. The profile's ports cannot be taken back by a call (409), a port not exposed is a 403.
+   */
+  async unexpose(session: SessionRef, port: number): Promise<void> {
+    this.assertMayExpose(session);
+    if ((this.policy(session).ports ?? []).includes(port)) {
+      throw toolgateError(
+        'PORT_EXPOSED_BY_POLICY',
+        `Port ${port} is exposed by the profile "${session.profile}", not by a call`,
+        {
+          suggestion: "An operator removes it from the profile's preview.ports.",
+          details: { port },
+        },
+      );
+    }
     const removed = await this.store.remove(session.id, port);
     this.cache.delete(session.id);
     this.dropAgent(session.id, port);
-    return removed;
+    if (!removed) {
+      throw toolgateError('PORT_NOT_EXPOSED', `Port ${port} of this session is not exposed`, {
+        details: { port },
+      });
+    }
   }
 
   /** PORT_NOT_EXPOSED unless the session may expose ports and has exposed this one. */

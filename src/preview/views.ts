@@ -30,6 +30,12 @@ export const PreviewLinkSchema = Type.Object({
   token: Type.String(),
   path: Type.String({ description: '/v1/previews/{token}/ on this service' }),
   url: Type.String({ description: 'the path on the address this request was made to' }),
+  hostUrl: Type.Optional(
+    Type.String({
+      description:
+        'with config preview.domain set: the host-name form, the app at the root of its own host; opening it signs the browser in (a cookie of that host) and drops the token from the address',
+    }),
+  ),
   expiresAt: Type.String({ format: 'date-time' }),
 });
 

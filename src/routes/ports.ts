@@ -1,13 +1,15 @@
 // A session's exposed ports and links to them: GET /v1/sessions/{id}/ports (what is exposed, and what
 // listens now when the runtime runs) and POST /v1/sessions/{id}/ports/{port}/links (a signed link that
-// opens the preview in a browser for N minutes). The previews themselves: routes/previews.ts.
+// opens the preview in a browser for N minutes), DELETE /v1/sessions/{id}/exposed-ports/{port} (no longer
+// exposed). The previews themselves: routes/previews.ts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { sessionForRequest } from '../http/auth.js';
-import { commonErrors, SessionIdParams } from '../http/schemas.js';
+import { commonErrors, errorRef, SessionIdParams } from '../http/schemas.js';
 import { PreviewLinkSchema, PortsViewSchema, portsView } from '../preview/views.js';
 import { portParam } from './previews.js';
+import { HOST_LINK_PARAM, previewHost } from '../preview/host-form.js';
 
 export default async function portRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -27,6 +29,28 @@ export default async function portRoutes(fastify: FastifyInstance): Promise<void
     },
     async (request) => {
       const session = await sessionForRequest(app, request, request.params.id);
+      return portsView(preview, app.services.runtimes, session);
+    },
+  );
+  app.delete(
+    '/v1/sessions/:id/exposed-ports/:port',
+    {
+      schema: {
+        operationId: 'unexposeSessionPort',
+        tags: ['sessions'],
+        summary: 'Stop exposing a port',
+        description:
+          "Takes back what expose_port gave: previews of the port and every link to it are refused from then on (403 PORT_NOT_EXPOSED; other replicas within a second), idle connections into it close. A WebSocket already open stays open. 409 PORT_EXPOSED_BY_POLICY for a port the session's profile exposes. Answers the session's ports as they are now.",
+        params: Type.Object({
+          id: SessionIdParams.properties.id,
+          port: Type.String({ pattern: '^[0-9]{1,5}$' }),
+        }),
+        response: { 200: PortsViewSchema, ...commonErrors, 409: errorRef },
+      },
+    },
+    async (request) => {
+      const session = await sessionForRequest(app, request, request.params.id);
+      await preview.unexpose(session, portParam(request.params.port));
       return portsView(preview, app.services.runtimes, session);
     },
   );
@@ -60,7 +84,17 @@ export default async function portRoutes(fastify: FastifyInstance): Promise<void
       const session = await sessionForRequest(app, request, request.params.id);
       const link = await preview.link(session, portParam(request.params.port), request.body?.minutes);
       reply.code(201);
-      return { ...link, url: `${request.protocol}://${request.host}${link.path}` };
+      const host = previewHost(
+        session.id,
+        link.port,
+        app.services.config.preview.domain,
+        /:(\d{1,5})$/.exec(request.host)?.[1],
+      );
+      return {
+        ...link,
+        url: `${request.protocol}://${request.host}${link.path}`,
+        ...(host ? { hostUrl: `${request.protocol}://${host}/?${HOST_LINK_PARAM}=${link.token}` } : {}),
+      };
     },
   );
 }

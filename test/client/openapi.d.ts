@@ -1832,6 +1832,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sessions/{id}/exposed-ports/{port}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Stop exposing a port
+         * @description Takes back what expose_port gave: previews of the port and every link to it are refused from then on (403 PORT_NOT_EXPOSED; other replicas within a second), idle connections into it close. A WebSocket already open stays open. 409 PORT_EXPOSED_BY_POLICY for a port the session's profile exposes. Answers the session's ports as they are now.
+         */
+        delete: operations["unexposeSessionPort"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sessions/{id}/ports/{port}/links": {
         parameters: {
             query?: never;
@@ -19548,6 +19568,131 @@ export interface operations {
             };
         };
     };
+    unexposeSessionPort: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                port: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description whether the session's profile lets it expose ports */
+                        mayExpose: boolean;
+                        exposed: {
+                            port: number;
+                            /** @description policy (the profile), tool (expose_port) or admin */
+                            exposedBy: string;
+                            exposedAt: number | null;
+                        }[];
+                        /** @description whether the session runtime runs (else nothing can listen) */
+                        running: boolean;
+                        listening: {
+                            port: number;
+                            /** @description the address bound: 0.0.0.0, 127.0.0.1, ::, ::1… */
+                            address: string;
+                            family: 4 | 6;
+                            processes: {
+                                pid: number;
+                                command: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Every error response has this shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Every error response has this shape */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createPreviewLink: {
         parameters: {
             query?: never;
@@ -19580,6 +19725,8 @@ export interface operations {
                         path: string;
                         /** @description the path on the address this request was made to */
                         url: string;
+                        /** @description with config preview.domain set: the host-name form, the app at the root of its own host; opening it signs the browser in (a cookie of that host) and drops the token from the address */
+                        hostUrl?: string;
                         /** Format: date-time */
                         expiresAt: string;
                     };

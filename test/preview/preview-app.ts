@@ -1,7 +1,10 @@
 // What the preview tests run in a session: an HTTP app (Python's standard library) that echoes what it
-// saw (path, Authorization, Host) with a cookie, echoes POST bodies, streams three SSE events at /events
+// saw (path, Authorization, Host, Cookie) with a cookie, serves a page at /abs whose script is at a
+// root-absolute path (/assets/app.js), echoes POST bodies, streams three SSE events at /events
 // and is a WebSocket echo at /ws (port: its argument); and a WebSocket client that round-trips messages.
+import http from 'node:http';
 import WebSocket from 'ws';
+import type { TestApp } from '../helpers/app.js';
 
 export const PREVIEW_APP = String.raw`
 import http.server, json, sys, time, base64, hashlib, struct
@@ -47,7 +50,11 @@ class H(http.server.BaseHTTPRequestHandler):
                 out = b'echo:' + data
                 head = bytes([0x80 | op]) + (bytes([len(out)]) if len(out) < 126 else bytes([126]) + struct.pack('>H', len(out)))
                 self.wfile.write(head + out); self.wfile.flush()
-        body = json.dumps({'path': self.path, 'authorization': self.headers.get('authorization'), 'host': self.headers.get('host')}).encode()
+        if self.path == '/abs':
+            return self.reply(200, b'<!doctype html><title>abs</title><p id="out">waiting</p><script src="/assets/app.js"></script>', 'text/html')
+        if self.path == '/assets/app.js':
+            return self.reply(200, b'document.getElementById("out").textContent = "loaded from the root";', 'text/javascript')
+        body = json.dumps({'path': self.path, 'authorization': self.headers.get('authorization'), 'host': self.headers.get('host'), 'cookie': self.headers.get('cookie')}).encode()
         self.reply(200, body, extra=[('set-cookie', 'app=1; Path=/; Domain=localhost')])
     def do_POST(self):
         n = int(self.headers.get('content-length') or 0)
@@ -74,4 +81,50 @@ export function webSocketRoundTrips(
     });
     ws.on('error', reject);
   });
+}
+
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A request to the service on loopback with the Host header given (no DNS for the preview names). */
+export function requestWithHost(
+  port: number,
+  host: string,
+  path: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path, method, headers: { ...headers, host } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Starts the preview app on port 8000 in the session as a background job, and waits until it listens. */
+export async function startPreviewApp(
+  t: Pick<TestApp, 'call'>,
+  session: { id: string; token: string },
+  file = 'server.py',
+): Promise<void> {
+  const started = await t.call(session, 'run_command', { command: `python3 ${file} 8000`, background: true });
+  if (started.status !== 200)
+    throw new Error(`the preview app did not start: ${JSON.stringify(started.body)}`);
+  for (let i = 0; i < 100; i++) {
+    const ports = await t.call(session, 'list_ports', {});
+    if (ports.body.data.listening.some((p: { port: number }) => p.port === 8000)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the preview app never listened on 8000');
 }

@@ -1,12 +1,13 @@
 // Previews across replicas: two replicas on one database, the session's runtime (and the server in it)
-// on r1. A preview link, the token form and a WebSocket used at r2 reach the app through r1: r2 has no
+// on r1. A preview link, the token form, the host-name form and a WebSocket used at r2 reach the app through r1: r2 has no
 // runtime with that server, and a preview never starts one, so anything r2 served itself would be a
 // 502 PORT_NOT_LISTENING.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, tempDir, type TestApp } from '../helpers/app.js';
 import { needs } from '../helpers/requires.js';
 import { freePort } from '../ops/child-server.js';
-import { PREVIEW_APP, webSocketRoundTrips } from './preview-app.js';
+import { hostKeyOf } from '../../src/preview/host-form.js';
+import { PREVIEW_APP, startPreviewApp, requestWithHost, webSocketRoundTrips } from './preview-app.js';
 
 describe.skipIf(needs('bwrap', 'the preview tests across replicas'))('previews across replicas', () => {
   let r1: TestApp;
@@ -21,6 +22,7 @@ describe.skipIf(needs('bwrap', 'the preview tests across replicas'))('previews a
       TOOLGATE_SANDBOX: 'bwrap',
       TOOLGATE_REPLICA_ID: id,
       TOOLGATE_REPLICA_URL: `http://127.0.0.1:${port}`,
+      TOOLGATE_PREVIEW_DOMAIN: 'preview.localhost',
     });
     r1 = await startApp(replica('r1', port1), { dataDir });
     r2 = await startApp(replica('r2', port2), { dataDir });
@@ -29,14 +31,7 @@ describe.skipIf(needs('bwrap', 'the preview tests across replicas'))('previews a
     at2 = `http://127.0.0.1:${port2}`;
     s = await r1.createSession({ profile: 'execute', files: { 'app.py': PREVIEW_APP } });
     // r1 serves the session first: it owns its runtime, where the server runs.
-    expect(
-      (await r1.call(s, 'run_command', { command: 'python3 app.py 8000', background: true })).status,
-    ).toBe(200);
-    for (let i = 0; i < 100; i++) {
-      const ports = await r1.call(s, 'list_ports', {});
-      if (ports.body.data.listening.some((p: { port: number }) => p.port === 8000)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await startPreviewApp(r1, s, 'app.py');
   }, 60_000);
   afterAll(async () => {
     await r2?.close({ keepData: true });
@@ -54,7 +49,14 @@ describe.skipIf(needs('bwrap', 'the preview tests across replicas'))('previews a
     });
     expect(byToken.status).toBe(200);
     expect(await byToken.json()).toMatchObject({ path: '/token', authorization: null });
-    // r2 never started a runtime for the session: the owner served both.
+    // The host-name form: r2 passes the path as the client sent it, and the owner routes it by its Host.
+    const host = `8000-${hostKeyOf(s.id)}.preview.localhost`;
+    const byHost = await requestWithHost(Number(new URL(at2).port), host, '/v1/from-r2', {
+      authorization: `Bearer ${s.token}`,
+    });
+    expect(byHost.status).toBe(200);
+    expect(JSON.parse(byHost.body)).toMatchObject({ path: '/v1/from-r2', authorization: null });
+    // r2 never started a runtime for the session: the owner served them all.
     expect(r2.app.services.runtimes.get(s.id)?.state ?? 'stopped').not.toBe('running');
   });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { needs } from '../helpers/requires.js';
 import { linkKey, signLink } from '../../src/preview/links.js';
-import { PREVIEW_APP, webSocketRoundTrips } from './preview-app.js';
+import { PREVIEW_APP, startPreviewApp, webSocketRoundTrips } from './preview-app.js';
 
 // The docker project (vitest.config.ts) runs this file again with the runtime in a container of the python
 // image; every other pass runs it on bwrap.
@@ -26,13 +26,7 @@ describe.skipIf(!onDocker && needs('bwrap', 'the preview tests on bwrap'))(`prev
     base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
     s = await t.createSession({ profile: 'execute', files: { 'server.py': PREVIEW_APP } });
     other = await t.createSession({ profile: 'execute' });
-    const started = await t.call(s, 'run_command', { command: 'python3 server.py 8000', background: true });
-    expect(started.status).toBe(200);
-    for (let i = 0; i < 100; i++) {
-      const ports = await t.call(s, 'list_ports', {});
-      if (ports.body.data.listening.some((p: { port: number }) => p.port === 8000)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await startPreviewApp(t, s);
   }, 60_000);
   afterAll(async () => {
     await t.close();
@@ -58,7 +52,7 @@ describe.skipIf(!onDocker && needs('bwrap', 'the preview tests on bwrap'))(`prev
     const got = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/hello?x=1`, { headers: auth() });
     expect(got.status).toBe(200);
     const seen = await got.json();
-    expect(seen).toEqual({ path: '/hello?x=1', authorization: null, host: 'localhost:8000' });
+    expect(seen).toEqual({ path: '/hello?x=1', authorization: null, host: 'localhost:8000', cookie: null });
     // The app's cookie is scoped to the preview's path, without its Domain.
     expect(got.headers.get('set-cookie')).toBe(`app=1; Path=/v1/sessions/${s.id}/ports/8000/`);
     const body = Buffer.alloc(300_000, 7);
