@@ -19,6 +19,7 @@ import {
   sessionOfName,
   type ContainerHost,
 } from './container-spec.js';
+import { RuntimeImages } from './images.js';
 import { ContainerPool } from './pool.js';
 
 /** Status codes of the Engine API that mean "already so": not modified, not found, conflict. */
@@ -38,7 +39,7 @@ export interface DockerBackendOptions {
   readonly bundle: string;
 }
 
-/** Connects to the engine and checks it answers and has the default image; throws with the reason. */
+/** Connects to the engine and checks it answers; throws with the reason. */
 export async function createDockerBackend(
   config: DockerBackendConfig,
   options: DockerBackendOptions,
@@ -49,15 +50,9 @@ export async function createDockerBackend(
   } catch (err) {
     throw new Error(`the Docker engine at ${config.socketPath} does not answer (${(err as Error).message})`);
   }
-  const defaultImage = config.images[config.defaultImage];
-  await docker
-    .getImage(defaultImage)
-    .inspect()
-    .catch(() => {
-      throw new Error(
-        `the default runtime image ${defaultImage} is not on the Docker engine (build it: docker/runtime-images/README.md)`,
-      );
-    });
+  // Missing images do not stop the start (one may be built while the service runs): the start warns of
+  // each (services.ts), /readyz names them, and a create for one is refused (IMAGE_NOT_FOUND).
+  const images = new RuntimeImages(docker, config);
   const host: ContainerHost = {
     instance: instanceId(options.dataDir),
     bundle: options.bundle,
@@ -84,7 +79,10 @@ export async function createDockerBackend(
         const spec = containerSpec(config, host, request, name);
         const container =
           (await pool.take(request, name)) ??
-          (await ensureContainer(docker, spec, poolKey(config, host, request)));
+          (await ensureContainer(docker, spec, poolKey(config, host, request)).catch((err: unknown) => {
+            // No such image (removed since the session was made): a call says so, not "retry".
+            throw statusOf(err) === 404 ? images.gone(request.image) : err;
+          }));
         const info = await container.inspect();
         const attached = await attach(container);
         if (!info.State.Running) {
@@ -119,6 +117,8 @@ export async function createDockerBackend(
     nodePath: CONTAINER_NODE,
     images: Object.keys(config.images),
     target,
+    checkImage: (key) => images.require(key),
+    missingImages: () => images.missing(),
     async discard(sessionId) {
       await docker
         .getContainer(containerName(host.instance, sessionId))
