@@ -5,25 +5,18 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { injectApp } from '../../helpers/app.js';
-import { writeConfigFile } from '../../ops/with-config.js';
-import { docker, dockerUnavailable, TEST_IMAGES } from '../../helpers/docker.js';
+import { docker, dockerEnv, dockerSkipReason, TEST_IMAGES } from '../../helpers/docker.js';
 
-const otherPass = process.env.TOOLGATE_TEST_SANDBOX !== undefined;
-const unavailable = otherPass
-  ? `they run once, in the default project (this pass is ${process.env.TOOLGATE_TEST_SANDBOX})`
-  : await dockerUnavailable();
-if (unavailable) console.log(`docker image tests skipped: ${unavailable}`);
+const unavailable = await dockerSkipReason('docker image tests');
 
 /** A tag no one builds: never on the engine. */
 const NEVER = 'toolgate/runtime-missing:never';
 
 const env = (images: Record<string, string>) => ({
-  TOOLGATE_SANDBOX: 'docker',
-  LOG_LEVEL: 'info',
-  TOOLGATE_CONFIG: writeConfigFile({
-    runtimeBackend: { type: 'docker', images, memoryBytes: 256 * 1024 * 1024 },
+  ...dockerEnv(images, {
     profiles: { later: { permissions: ['read', 'write', 'execute'], image: 'later' } },
   }),
+  LOG_LEVEL: 'info',
 });
 
 describe.skipIf(unavailable !== null)('runtime images missing on the Docker engine', () => {

@@ -1,7 +1,8 @@
 // The docker backend: one container per session runtime (Docker Engine API over its Unix socket, with
 // dockerode), made from the image the session chose, the protocol over the container's attached stdio.
 // Containers outlive the service: a start finds the session's container and re-attaches to it (starting
-// it again after an idle stop); deleted sessions' and orphaned containers are removed by the sweep.
+// it again after an idle stop); deleted sessions' and orphaned containers are removed by the sweep, and
+// so are any toolgate's containers whose data dir was deleted (orphans.ts).
 // Imported only when TOOLGATE_SANDBOX=docker (see runner.ts), so `npm start` never loads dockerode.
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, realpathSync } from 'node:fs';
@@ -20,6 +21,7 @@ import {
   type ContainerHost,
 } from './container-spec.js';
 import { RuntimeImages } from './images.js';
+import { withDataDirGone } from './orphans.js';
 import { ContainerPool } from './pool.js';
 
 /** Status codes of the Engine API that mean "already so": not modified, not found, conflict. */
@@ -137,11 +139,15 @@ export async function createDockerBackend(
     warm: (template) => pool.start(template),
     close: () => pool.close(),
     async sweep(isLive) {
-      const containers = await docker.listContainers({
-        all: true,
-        filters: { label: [`${LABELS.instance}=${host.instance}`] },
-      });
+      // Every toolgate's containers: another instance's whose data dir is gone has no one else to go to.
+      const all = await docker.listContainers({ all: true, filters: { label: [LABELS.instance] } });
+      const others = all.filter((container) => container.Labels[LABELS.instance] !== host.instance);
+      const containers = all.filter((container) => container.Labels[LABELS.instance] === host.instance);
       let removed = 0;
+      for (const orphan of await withDataDirGone(docker, others)) {
+        await docker.getContainer(orphan.Id).remove({ force: true }).catch(ignoring(404, 409));
+        removed++;
+      }
       for (const container of containers) {
         // Waiting in the pool, or being taken from it (a listing made before its rename).
         if (pool.owns(container.Names[0])) continue;
