@@ -44,6 +44,7 @@ import { ShellManager } from './jobs/shell-manager.js';
 import { gateOnSandbox } from './contract/sandbox-gate.js';
 import { createRunner, type RunnerOptions } from './runtime/runner/runner.js';
 import { RuntimeManager } from './runtime/manager.js';
+import type { RuntimeBackend } from './runtime/backends/types.js';
 import { Workspace } from './runtime/workspace.js';
 import { WorkspaceManager } from './sandbox/workspaces.js';
 import { OverlayWorkspaces } from './sandbox/overlay-workspaces.js';
@@ -152,6 +153,23 @@ function warnExecutionDisabled(logger: ToolLogger, reason: string): void {
   );
 }
 
+/**
+ * Each configured runtime image the engine lacks (docker), said once at start with how to build it:
+ * sessions of that image are refused (IMAGE_NOT_FOUND) until it is there; /readyz names them too.
+ */
+async function warnMissingImages(logger: ToolLogger, backend: RuntimeBackend): Promise<void> {
+  for (const { key, image } of (await backend.missingImages?.()) ?? []) {
+    logger.warn(
+      {
+        image,
+        imageKey: key,
+        fix: 'build it with scripts/build-runtime-images.sh (docker/runtime-images/README.md)',
+      },
+      `runtime image ${image} (image key "${key}") is not on the Docker engine: sessions that use it are refused with IMAGE_NOT_FOUND until it is built`,
+    );
+  }
+}
+
 export async function createServices(
   config: Config,
   logger: ToolLogger,
@@ -162,6 +180,7 @@ export async function createServices(
   const tracing = createTracing(config.telemetry, logger);
   const runner = await createRunner(config.sandbox, config.dataDir, options.runner, config.containers);
   if (!runner.status.available) warnExecutionDisabled(logger, runner.status.detail);
+  await warnMissingImages(logger, runner.runtimeBackend);
   const toolFolders = config.toolsDir
     ? await loadToolFolders(config.toolsDir, { defaultCategory: config.toolFolders.category })
     : [];

@@ -99,6 +99,8 @@ export const ERROR_CODES = {
   TIMEOUT: spec(504, 'timeout'),
   SANDBOX_UNAVAILABLE: spec(503, 'system_error'),
   RUNTIME_UNAVAILABLE: spec(503, 'system_error'),
+  /** The session's runtime image is not on the container engine: the operator must build it first. */
+  IMAGE_NOT_FOUND: spec(503, 'system_error'),
   /** The request reached the replica serving the session, which then failed: it may or may not have run. */
   OUTCOME_UNKNOWN: spec(503, 'system_error'),
   INSUFFICIENT_STORAGE: spec(507, 'system_error'),

@@ -86,6 +86,7 @@ export default async function forkRoutes(fastify: FastifyInstance): Promise<void
       }
       const now = Date.now();
       const { id: _id, createdAt: _createdAt, ...policy } = parent;
+      await runtimes.backend.checkImage?.(parent.image ?? undefined);
       const { session, token } = await app.services.capacity.admitting(parent.apiKey, () =>
         sessions.create(
           {

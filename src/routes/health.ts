@@ -6,6 +6,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { diskState } from '../ops/disk.js';
 import { Capacity } from '../ops/capacity/index.js';
 import { Type, type Static } from 'typebox';
+import type { Config } from '../config.js';
+import type { RuntimeBackend } from '../runtime/backends/types.js';
 
 const Check = Type.Object({
   ok: Type.Boolean(),
@@ -16,6 +18,8 @@ const Check = Type.Object({
   executionEnabled: Type.Optional(Type.Boolean()),
   // The capacity check: whether a limit refuses new sessions (GET /v1/capacity has each limit).
   full: Type.Optional(Type.Boolean()),
+  // The images check (docker): the configured runtime images the engine lacks, by reference.
+  missing: Type.Optional(Type.Array(Type.String())),
 });
 
 export default async function healthRoutes(fastify: FastifyInstance): Promise<void> {
@@ -47,7 +51,8 @@ export default async function healthRoutes(fastify: FastifyInstance): Promise<vo
         description:
           '503 when the database cannot take a write, the workspace root is not writable, the data ' +
           'filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or ' +
-          'the event loop stayed blocked (stalls over half of the last 10 s), or the ' +
+          'the event loop stayed blocked (stalls over half of the last 10 s), the default runtime image ' +
+          'is missing on the Docker engine (`images` names every missing one), or the ' +
           'replica is full (capacity: a limit refuses new sessions); each check says why. ' +
           '`for=balancer` (what HAProxy checks) leaves the database out: every replica shares it, so its ' +
           'outage would take them all out together, while each still answers 503 STORAGE_UNAVAILABLE itself.',
@@ -125,6 +130,8 @@ export default async function healthRoutes(fastify: FastifyInstance): Promise<vo
         executionEnabled: sandbox.available,
         detail: sandbox.detail,
       };
+      const images = await imagesCheck(app.services.runtimes.backend, app.services.config);
+      if (images) checks.images = images;
       // Full: new sessions would be refused here, so a balancer sends them elsewhere (a session it has
       // still reaches its owner: another replica forwards to it).
       try {
@@ -153,4 +160,28 @@ export default async function healthRoutes(fastify: FastifyInstance): Promise<vo
       return reply.code(ready ? 200 : 503).send({ ready, checks });
     },
   );
+}
+
+/**
+ * The runtime images (docker): every configured image the engine lacks is named; only the default one's
+ * absence makes the replica unready (no session without an image of its own could run), since a missing
+ * image of one profile leaves the others served. Undefined: the backend has no images to check.
+ */
+async function imagesCheck(
+  backend: RuntimeBackend,
+  config: Config,
+): Promise<Static<typeof Check> | undefined> {
+  if (!backend.missingImages) return undefined;
+  try {
+    const missing = await backend.missingImages();
+    if (missing.length === 0) return { ok: true, missing: [] };
+    const defaultKey = config.containers?.defaultImage;
+    return {
+      ok: !missing.some(({ key }) => key === defaultKey),
+      missing: missing.map(({ image }) => image),
+      detail: `missing on the Docker engine: ${missing.map(({ key, image }) => `${image} (key ${key})`).join(', ')}; build them with scripts/build-runtime-images.sh`,
+    };
+  } catch (err) {
+    return { ok: false, detail: `cannot ask the engine for the images: ${(err as Error).message}` };
+  }
 }

@@ -213,15 +213,15 @@ export default async function sessionRoutes(fastify: FastifyInstance): Promise<v
       // elsewhere).
       const apiKey = request.principal?.kind === 'admin' ? request.principal.key : undefined;
       await app.services.capacity.admitSession(apiKey);
+      const now = Date.now();
+      const policy = sessionPolicy(policyRequest, config, registry, now);
+      // A runtime image missing on the engine: the session could never run a thing, so no session.
+      await app.services.runtimes.backend.checkImage?.(policy.image ?? undefined);
       // A bad source is refused before the session exists.
       const source = await openSource(app.services, { archive, archive_base64, template, git });
-      const now = Date.now();
       // Checked again with the row's insert, one create at a time: a burst cannot pass a limit together.
       const { session, token } = await app.services.capacity.admitting(apiKey, () =>
-        sessions.create(
-          { ...sessionPolicy(policyRequest, config, registry, now), apiKey: apiKey ?? null },
-          now,
-        ),
+        sessions.create({ ...policy, apiKey: apiKey ?? null }, now),
       );
       try {
         await workspaces.create(session.id);

@@ -1,7 +1,13 @@
 // The service's end of one runtime process: sends requests, matches responses, routes process events,
 // and turns the process's death into 503 RUNTIME_UNAVAILABLE for everything still waiting on it.
 import type { CancelSignal } from '../lib/cancellation.js';
-import { toolgateError, type ErrorCode, ERROR_CODES, type ToolgateError } from '../lib/errors.js';
+import {
+  isToolgateError,
+  toolgateError,
+  type ErrorCode,
+  ERROR_CODES,
+  type ToolgateError,
+} from '../lib/errors.js';
 import type { OpArgs, OpName, OpResult } from './ops/index.js';
 import type { RuntimeProcess } from './backends/types.js';
 import { FrameWriter } from './frame-writer.js';
@@ -86,7 +92,8 @@ export class RuntimeConnection {
         resolve();
       });
       child.once('error', (err) => {
-        this.fail(`it could not be started (${err.message})`);
+        // A start refused for a reason the backend named (a missing image): that error, not "retry".
+        this.fail(`it could not be started (${err.message})`, isToolgateError(err) ? err : undefined);
         resolve();
       });
     });
@@ -223,10 +230,9 @@ export class RuntimeConnection {
   }
 
   /** Everything still waiting learns the runtime is gone; running commands died with it. */
-  fail(reason: string): void {
+  fail(reason: string, error: ToolgateError = runtimeUnavailable(reason)): void {
     if (this.deadReason !== null) return;
     this.deadReason = reason;
-    const error = runtimeUnavailable(reason);
     for (const waiter of this.pending.values()) {
       if (waiter.onAbort) waiter.signal!.removeEventListener('abort', waiter.onAbort);
       waiter.reject(error);

@@ -29,7 +29,7 @@ export interface paths {
         };
         /**
          * Readiness: database, workspaces, disk and sandbox, each with its state
-         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or the event loop stayed blocked (stalls over half of the last 10 s), or the replica is full (capacity: a limit refuses new sessions); each check says why. `for=balancer` (what HAProxy checks) leaves the database out: every replica shares it, so its outage would take them all out together, while each still answers 503 STORAGE_UNAVAILABLE itself.
+         * @description 503 when the database cannot take a write, the workspace root is not writable, the data filesystem is below its free-space or free-inode floor, the configured sandbox is missing, or the event loop stayed blocked (stalls over half of the last 10 s), the default runtime image is missing on the Docker engine (`images` names every missing one), or the replica is full (capacity: a limit refuses new sessions); each check says why. `for=balancer` (what HAProxy checks) leaves the database out: every replica shares it, so its outage would take them all out together, while each still answers 503 STORAGE_UNAVAILABLE itself.
          */
         get: operations["ready"];
         put?: never;
@@ -2159,6 +2159,7 @@ export interface operations {
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
                                 full?: boolean;
+                                missing?: string[];
                             };
                         };
                     };
@@ -2198,6 +2199,7 @@ export interface operations {
                                 isolated?: boolean;
                                 executionEnabled?: boolean;
                                 full?: boolean;
+                                missing?: string[];
                             };
                         };
                     };

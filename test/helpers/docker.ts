@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import Docker from 'dockerode';
 import { instanceId } from '../../src/runtime/backends/docker/index.js';
 import { LABELS } from '../../src/runtime/backends/docker/container-spec.js';
+import { writeConfigFile } from '../ops/with-config.js';
 
 export const DOCKER_SOCKET = '/var/run/docker.sock';
 export const TEST_IMAGES = { base: 'toolgate/runtime-base:1', python: 'toolgate/runtime-python:1' };
@@ -42,3 +43,33 @@ export async function removeContainersOf(dataDir: string): Promise<void> {
       .catch(() => undefined);
   }
 }
+
+/**
+ * Why a test file that chooses the docker backend itself skips here (printed), or null when it runs: it
+ * runs once, in the default project, not again in the other backends' passes (two copies at once would
+ * also share one engine under load).
+ */
+export async function dockerSkipReason(what: string): Promise<string | null> {
+  const pass = process.env.TOOLGATE_TEST_SANDBOX;
+  const reason =
+    pass !== undefined
+      ? `they run once, in the default project (this pass is ${pass})`
+      : await dockerUnavailable();
+  if (reason) console.log(`${what} skipped: ${reason}`);
+  return reason;
+}
+
+/**
+ * The environment of a test app on the docker backend: the test images (or `images`), 256 MiB a
+ * runtime, and whatever else of the config file `extra` sets.
+ */
+export const dockerEnv = (
+  images: Record<string, string> = TEST_IMAGES,
+  extra: object = {},
+): Record<string, string> => ({
+  TOOLGATE_SANDBOX: 'docker',
+  TOOLGATE_CONFIG: writeConfigFile({
+    runtimeBackend: { type: 'docker', images, memoryBytes: 256 * 1024 * 1024 },
+    ...extra,
+  }),
+});

@@ -39,6 +39,8 @@ const ALLOWED: Record<string, string> = {
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
   'runtime/backends/docker/index.ts':
     "gives the workspace root itself (never anything inside) to the container's user; resolves the node binary and the data dir",
+  'runtime/backends/docker/orphans.ts':
+    "asks whether a container's directory of workspaces (its data dir's) still exists; never looks inside",
   'runtime/backends/docker/pool.ts':
     "makes a pooled container's empty workspace root and renames it onto a session's (the root itself, never inside)",
   'runtime/backends/host-pids.ts': "reads the host's /proc to find a held command's pid",

@@ -76,6 +76,13 @@ export interface RuntimeBackend {
   readonly persistent?: boolean;
   /** The image keys a session may choose (container backends); undefined: this backend has no images. */
   readonly images?: readonly string[];
+  /**
+   * Throws IMAGE_NOT_FOUND when the image of `key` (undefined: the default) is not where runtimes are
+   * made (docker: the engine); a session create asks before it makes the session. Unset: no check.
+   */
+  checkImage?(key: string | undefined): Promise<void>;
+  /** The configured images missing where runtimes are made, by key (readiness, the start's warning). */
+  missingImages?(): Promise<{ key: string; image: string }[]>;
   /** A deleted session's runtime is gone for good: remove its container or pod (after stop). */
   discard?(sessionId: string): Promise<void>;
   /** Removes runtimes whose session is not live (deleted, expired, or unknown: orphans); how many. */

@@ -129,6 +129,8 @@ export interface AttachedBackendParts {
   readonly images: readonly string[];
   target(request: RuntimeStart): AttachTarget;
   discard(sessionId: string): Promise<void>;
+  checkImage?(key: string | undefined): Promise<void>;
+  missingImages?(): Promise<{ key: string; image: string }[]>;
   sweep(isLive: (sessionId: string) => boolean | Promise<boolean>): Promise<number>;
   runningSessions(): Promise<string[]>;
   warm?(template: RuntimeTemplate): Promise<void>;

@@ -1,7 +1,8 @@
 // The docker backend: one container per session runtime (Docker Engine API over its Unix socket, with
 // dockerode), made from the image the session chose, the protocol over the container's attached stdio.
 // Containers outlive the service: a start finds the session's container and re-attaches to it (starting
-// it again after an idle stop); deleted sessions' and orphaned containers are removed by the sweep.
+// it again after an idle stop); deleted sessions' and orphaned containers are removed by the sweep, and
+// so are any toolgate's containers whose data dir was deleted (orphans.ts).
 // Imported only when TOOLGATE_SANDBOX=docker (see runner.ts), so `npm start` never loads dockerode.
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs, realpathSync } from 'node:fs';
@@ -19,6 +20,8 @@ import {
   sessionOfName,
   type ContainerHost,
 } from './container-spec.js';
+import { RuntimeImages } from './images.js';
+import { withDataDirGone } from './orphans.js';
 import { ContainerPool } from './pool.js';
 
 /** Status codes of the Engine API that mean "already so": not modified, not found, conflict. */
@@ -38,7 +41,7 @@ export interface DockerBackendOptions {
   readonly bundle: string;
 }
 
-/** Connects to the engine and checks it answers and has the default image; throws with the reason. */
+/** Connects to the engine and checks it answers; throws with the reason. */
 export async function createDockerBackend(
   config: DockerBackendConfig,
   options: DockerBackendOptions,
@@ -49,15 +52,9 @@ export async function createDockerBackend(
   } catch (err) {
     throw new Error(`the Docker engine at ${config.socketPath} does not answer (${(err as Error).message})`);
   }
-  const defaultImage = config.images[config.defaultImage];
-  await docker
-    .getImage(defaultImage)
-    .inspect()
-    .catch(() => {
-      throw new Error(
-        `the default runtime image ${defaultImage} is not on the Docker engine (build it: docker/runtime-images/README.md)`,
-      );
-    });
+  // Missing images do not stop the start (one may be built while the service runs): the start warns of
+  // each (services.ts), /readyz names them, and a create for one is refused (IMAGE_NOT_FOUND).
+  const images = new RuntimeImages(docker, config);
   const host: ContainerHost = {
     instance: instanceId(options.dataDir),
     bundle: options.bundle,
@@ -84,7 +81,10 @@ export async function createDockerBackend(
         const spec = containerSpec(config, host, request, name);
         const container =
           (await pool.take(request, name)) ??
-          (await ensureContainer(docker, spec, poolKey(config, host, request)));
+          (await ensureContainer(docker, spec, poolKey(config, host, request)).catch((err: unknown) => {
+            // No such image (removed since the session was made): a call says so, not "retry".
+            throw statusOf(err) === 404 ? images.gone(request.image) : err;
+          }));
         const info = await container.inspect();
         const attached = await attach(container);
         if (!info.State.Running) {
@@ -119,6 +119,8 @@ export async function createDockerBackend(
     nodePath: CONTAINER_NODE,
     images: Object.keys(config.images),
     target,
+    checkImage: (key) => images.require(key),
+    missingImages: () => images.missing(),
     async discard(sessionId) {
       await docker
         .getContainer(containerName(host.instance, sessionId))
@@ -137,11 +139,15 @@ export async function createDockerBackend(
     warm: (template) => pool.start(template),
     close: () => pool.close(),
     async sweep(isLive) {
-      const containers = await docker.listContainers({
-        all: true,
-        filters: { label: [`${LABELS.instance}=${host.instance}`] },
-      });
+      // Every toolgate's containers: another instance's whose data dir is gone has no one else to go to.
+      const all = await docker.listContainers({ all: true, filters: { label: [LABELS.instance] } });
+      const others = all.filter((container) => container.Labels[LABELS.instance] !== host.instance);
+      const containers = all.filter((container) => container.Labels[LABELS.instance] === host.instance);
       let removed = 0;
+      for (const orphan of await withDataDirGone(docker, others)) {
+        await docker.getContainer(orphan.Id).remove({ force: true }).catch(ignoring(404, 409));
+        removed++;
+      }
       for (const container of containers) {
         // Waiting in the pool, or being taken from it (a listing made before its rename).
         if (pool.owns(container.Names[0])) continue;
