@@ -42,6 +42,25 @@ const RUNTIME_DEPENDENT = [
 ];
 
 /**
+ * What the unisolated runtime (TOOLGATE_SANDBOX=none) is run against in the second pass: the tests that
+ * go through a session runtime (the docker list, and every tool, transfer, snapshot, preview, sandbox,
+ * network and code-intelligence test), not the routes, stores, policies and engines, which do not change
+ * with the backend. The race soak runs CI-sized there: nothing is isolated on this backend.
+ */
+const UNISOLATED_PASS = [
+  ...RUNTIME_DEPENDENT,
+  'test/runtime/**/*.test.ts',
+  'test/sandbox/**/*.test.ts',
+  'test/tools/**/*.test.ts',
+  'test/transfer/**/*.test.ts',
+  'test/snapshots/**/*.test.ts',
+  'test/preview/**/*.test.ts',
+  'test/network/**/*.test.ts',
+  'test/code/**/*.test.ts',
+  'test/sources/**/*.test.ts',
+];
+
+/**
  * The tests whose outcome rests on the stores (sessions, audit and stats, history and undo, todos,
  * checkpoints, approvals, idempotency, tool switches, the console's API, the API's own tests): the
  * postgres project runs these again with every app and store on PostgreSQL (test/helpers/postgres.ts).
@@ -68,7 +87,8 @@ const STATE_TOUCHING = [
 ];
 
 // The suite runs against the bwrap runtime (TOOLGATE_SANDBOX=auto); with TOOLGATE_TEST_BOTH_SANDBOXES=1
-// (set by .ci/run) it runs a second time against the unisolated runtime (TOOLGATE_SANDBOX=none). With
+// (set by .ci/run) the runtime-dependent part (UNISOLATED_PASS) runs a second time against the unisolated
+// runtime (TOOLGATE_SANDBOX=none). With
 // TOOLGATE_TEST_DOCKER=1 (set by .ci/run once dockerd runs and the runtime images are built) the
 // runtime-dependent tests run a third time on the docker backend, in the python image (tool folders
 // run Python). With TOOLGATE_TEST_BOTH_ENGINES=1 and a test server in TOOLGATE_TEST_DATABASE_URL (both set
@@ -81,7 +101,16 @@ export default defineConfig({
     projects: [
       { test: { ...shared, name: 'bwrap' } },
       ...(process.env.TOOLGATE_TEST_BOTH_SANDBOXES === '1'
-        ? [{ test: { ...shared, name: 'none', env: { TOOLGATE_TEST_SANDBOX: 'none' } } }]
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'none',
+                include: UNISOLATED_PASS,
+                env: { TOOLGATE_TEST_SANDBOX: 'none', TOOLGATE_RACE_CALLS: '120' },
+              },
+            },
+          ]
         : []),
       ...(process.env.TOOLGATE_TEST_DOCKER === '1'
         ? [
