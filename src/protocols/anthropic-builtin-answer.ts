@@ -27,6 +27,38 @@ const CommandResult = Compile(
   }),
 );
 
+/**
+ * The most characters a view answers when the request's tools list sets no max_characters: what
+ * Anthropic's reference implementation of the text editor cuts at (MAX_RESPONSE_LEN, 16,000), the size
+ * those models were trained to expect; a 4,000-line file would otherwise fill a context with ~290,000.
+ */
+export const DEFAULT_VIEW_CHARACTERS = 16_000;
+
+/** The cut for views of the text editor `name`: its tools entry's max_characters, else the default. */
+export function viewLimit(
+  tools: readonly { name: string; max_characters?: number | null }[] | undefined,
+  name: string,
+): number {
+  return tools?.find((tool) => tool.name === name)?.max_characters ?? DEFAULT_VIEW_CHARACTERS;
+}
+
+/**
+ * A view's text cut to `limit` characters at a line's end (or mid-line when one line alone is longer),
+ * with a note that says what was left out and how to see it: the note is not counted in the limit.
+ */
+function clipped(text: string, limit: number, nextLine: (shown: string) => number | undefined): string {
+  if (text.length <= limit) return text;
+  const lineEnd = text.lastIndexOf('\n', limit);
+  const shown = lineEnd > 0 ? text.slice(0, lineEnd) : text.slice(0, limit);
+  const next = nextLine(shown);
+  return (
+    `${shown}\n<response clipped: ${shown.length} of ${text.length} characters shown>` +
+    (next !== undefined
+      ? `\n(to see more, view with view_range [${next}, -1], or a narrower range; grep -n finds the lines you need)`
+      : '\n(view a subdirectory to see more)')
+  );
+}
+
 /** `cat -n`: each line with its number, right-aligned in six columns, and a tab. */
 const numbered = (content: string, first: number) =>
   content === ''
@@ -65,7 +97,7 @@ function bashText(outcome: CallOutcome & { ok: true }): { text: string; isError:
   return { text: parts.join('\n'), isError: false };
 }
 
-function editorText(input: EditorCommand, outcome: CallOutcome & { ok: true }): string {
+function editorText(input: EditorCommand, outcome: CallOutcome & { ok: true }, limit: number): string {
   switch (input.command) {
     case 'view':
       if (outcome.metadata.tool === 'read_file' && FileWindow.Check(outcome.data)) {
@@ -73,9 +105,16 @@ function editorText(input: EditorCommand, outcome: CallOutcome & { ok: true }): 
         const more = truncated
           ? `\n(more lines follow: view_range [${nextOffset ?? startLine}, -1] shows them)`
           : '';
-        return numbered(content, startLine) + more;
+        // The next line after what is shown: the last shown line's number, plus one.
+        const nextLine = (shown: string) => Number(/(\d+)\t[^\n]*$/.exec(shown)?.[1] ?? startLine - 1) + 1;
+        const text = numbered(content, startLine);
+        return text.length > limit ? clipped(text, limit, nextLine) : text + more;
       }
-      return `Here's the files and directories up to 2 levels deep in ${input.path}, excluding hidden items:\n${outcome.text()}`;
+      return clipped(
+        `Here's the files and directories up to 2 levels deep in ${input.path}, excluding hidden items:\n${outcome.text()}`,
+        limit,
+        () => undefined,
+      );
     // The edits end with the problems they introduced, as our own renderings do.
     case 'create':
       return `File created successfully at: ${input.path}` + editDiagnosticsText(outcome.data);
@@ -94,11 +133,12 @@ function editorText(input: EditorCommand, outcome: CallOutcome & { ok: true }): 
 export function builtinAnswer(
   block: { name: string; input: unknown },
   outcome: CallOutcome,
+  viewCharacters = DEFAULT_VIEW_CHARACTERS,
 ): { text: string; isError: boolean } {
   if (!outcome.ok) return { text: failureText(outcome), isError: true };
   if (block.name === 'bash') {
     const restart = typeof block.input === 'object' && block.input !== null && 'restart' in block.input;
     return restart ? { text: 'tool has been restarted.', isError: false } : bashText(outcome);
   }
-  return { text: editorText(readEditor(block.input), outcome), isError: false };
+  return { text: editorText(readEditor(block.input), outcome, viewCharacters), isError: false };
 }

@@ -5,7 +5,7 @@
 import { Type, type Static } from 'typebox';
 import type { RegisteredTool } from '../contract/registry.js';
 import { builtinCall } from './anthropic-builtin.js';
-import { builtinAnswer } from './anthropic-builtin-answer.js';
+import { builtinAnswer, viewLimit } from './anthropic-builtin-answer.js';
 import { batchReader, jsonBytes, type BatchWire } from './batch-call.js';
 import { llmInputSchema } from './llm-schema.js';
 import { outcomeText } from './result-text.js';
@@ -35,8 +35,27 @@ const AnthropicToolUseSchema = Type.Object({
   input: Type.Unknown(),
 });
 
+/**
+ * An entry of the Messages request's `tools`, as the client sent it: only the text editor's
+ * `max_characters` (text_editor_20250728) is read; custom tools' entries pass unread.
+ */
+const AnthropicToolEntrySchema = Type.Object({
+  name: Type.String(),
+  type: Type.Optional(Type.String()),
+  // The SDK's type allows null: no limit given, so the default applies.
+  max_characters: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+});
+
 export const AnthropicBatchSchema = Type.Object(
-  { content: Type.Array(Type.Object({ type: Type.String() })) },
+  {
+    content: Type.Array(Type.Object({ type: Type.String() })),
+    tools: Type.Optional(
+      Type.Array(AnthropicToolEntrySchema, {
+        description:
+          "The request's tools list, as sent to Anthropic (optional): the text editor's max_characters cuts its views (else 16,000 characters)",
+      }),
+    ),
+  },
   { description: 'Anthropic format: the assistant message content; tool_use blocks are run, others ignored' },
 );
 
@@ -72,14 +91,14 @@ export const anthropicBatch: BatchWire<AnthropicBatch['content'][number]> = {
     return builtinCall(toolUse, at, tools) ?? { id, name, arguments: input, bytesIn: jsonBytes(input) };
   },
   // Every tool_use block carries an id (the schema requires one), hence the `?? ''` is unreachable.
-  render: (results, items): AnthropicAnswer => ({
+  render: (results, items, body): AnthropicAnswer => ({
     role: 'user',
     content: results.map(({ call, outcome }) => {
       // A built-in tool's call (text editor, bash) is answered in the words its models know.
       const block =
         call.wireTool !== undefined && call.item !== undefined ? readToolUse(items[call.item]) : undefined;
       const answer = block
-        ? builtinAnswer(block, outcome)
+        ? builtinAnswer(block, outcome, viewLimit(readBody(body).tools, block.name))
         : { text: outcomeText(outcome), isError: !outcome.ok };
       return {
         type: 'tool_result',

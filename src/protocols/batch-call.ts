@@ -30,8 +30,11 @@ export interface BatchWire<Item = unknown> {
    * depend on the tool's schema (OpenAI strict mode).
    */
   call(item: Item, index: number, tools: ToolRegistry): BatchCall | BatchCall[];
-  /** The answer, ready to append to that vendor's conversation as is; `items` are the body's, in order. */
-  render(results: BatchResult[], items: readonly Item[]): unknown;
+  /**
+   * The answer, ready to append to that vendor's conversation as is; `items` are the body's, in order,
+   * and `body` the body itself (Anthropic's `tools` set how a view is cut).
+   */
+  render(results: BatchResult[], items: readonly Item[], body: unknown): unknown;
 }
 
 /** VALIDATION_FAILED naming the first few problems of a body in `format`. */

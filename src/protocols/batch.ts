@@ -88,9 +88,9 @@ export function parseBatch(body: unknown, tools: ToolRegistry): ParsedBatch {
       },
     );
   }
-  return { format, calls, items };
+  return { format, calls, items, body };
 }
 
 /** The answer in the format the batch came in, ready to append to the conversation as is. */
 export const renderBatch = (batch: ParsedBatch, results: BatchResult[]): unknown =>
-  WIRES[batch.format].render(results, batch.items ?? []);
+  WIRES[batch.format].render(results, batch.items ?? [], batch.body);

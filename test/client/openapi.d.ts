@@ -15896,6 +15896,12 @@ export interface operations {
                     content: {
                         type: string;
                     }[];
+                    /** @description The request's tools list, as sent to Anthropic (optional): the text editor's max_characters cuts its views (else 16,000 characters) */
+                    tools?: {
+                        name: string;
+                        type?: string;
+                        max_characters?: number | null;
+                    }[];
                 } | {
                     role?: string;
                     parts: Record<string, never>[];

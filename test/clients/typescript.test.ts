@@ -205,6 +205,21 @@ describe('the TypeScript client', () => {
           ],
         },
       ]);
+      // The Anthropic request's tools list goes along: its text editor's max_characters cuts the view.
+      const cut = await s.handle(
+        [
+          {
+            type: 'tool_use',
+            id: 't3',
+            name: 'str_replace_based_edit_tool',
+            input: { command: 'view', path: 'g.py' },
+          },
+        ],
+        { tools: [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: 5 }] },
+      );
+      expect((cut[0].content as { content: string }[])[0].content).toContain(
+        '<response clipped: 5 of 12 characters shown>',
+      );
       // Gemini: the response's candidate content.
       const gemini = await s.handle({
         candidates: [

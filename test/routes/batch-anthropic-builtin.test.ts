@@ -38,7 +38,12 @@ describe("Anthropic's built-in text editor and bash", () => {
 
   let n = 0;
   /** Posts an assistant content of tool_use blocks; answers the tool_result blocks, in order. */
-  async function use(...inputs: [name: string, input: Record<string, unknown>][]) {
+  const use = (...inputs: [name: string, input: Record<string, unknown>][]) => useWith(undefined, ...inputs);
+  /** The same, with the request's tools list sent along (`tools`: what the client sent to Anthropic). */
+  async function useWith(
+    tools: Anthropic.ToolUnion[] | undefined,
+    ...inputs: [name: string, input: Record<string, unknown>][]
+  ) {
     const content: Anthropic.ContentBlockParam[] = inputs.map(([name, input]) => ({
       type: 'tool_use',
       id: `toolu_${++n}`,
@@ -48,7 +53,7 @@ describe("Anthropic's built-in text editor and bash", () => {
     const res = await t.http
       .post(`/v1/sessions/${session.id}/calls`)
       .set('authorization', `Bearer ${session.token}`)
-      .send({ role: 'assistant', content })
+      .send({ role: 'assistant', content, ...(tools ? { tools } : {}) })
       .expect(200);
     const answer: Anthropic.MessageParam = res.body as AnthropicAnswer;
     return (answer.content as Anthropic.ToolResultBlockParam[]).map((block) => ({
@@ -93,6 +98,66 @@ describe("Anthropic's built-in text editor and bash", () => {
     expect(dir.text).toMatch(
       /^Here's the files and directories up to 2 levels deep in pkg, excluding hidden items:\n[^]*mod\.py/,
     );
+  });
+
+  it("view: cut at the text editor's max_characters from the tools list, else at 16,000, with a note", async () => {
+    // 4,000 lines of about 70 characters: some 290,000 characters as numbered lines.
+    const long = Array.from({ length: 4000 }, (_, i) => `line ${i + 1}: ${'x'.repeat(60)}`).join('\n');
+    expect((await t.call(session, 'write_file', { path: 'long.txt', content: long })).status).toBe(200);
+    const tools: Anthropic.ToolUnion[] = [
+      { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: 10_000 },
+      { name: 'read_file', input_schema: { type: 'object', properties: {} } },
+    ];
+    const [cut] = await useWith(tools, editor({ command: 'view', path: 'long.txt' }));
+    const [shown, ...note] = cut.text.split('\n<response clipped');
+    expect(shown.length).toBeLessThanOrEqual(10_000);
+    expect(shown.length).toBeGreaterThan(9_000);
+    expect(shown.endsWith('x')).toBe(true); // at a line's end
+    const last = Number(/(\d+)\t[^\n]*$/.exec(shown)![1]);
+    expect(note.join('')).toContain(`view_range [${last + 1}, -1]`);
+    // The note's range goes on where the cut was.
+    const [next] = await useWith(
+      tools,
+      editor({ command: 'view', path: 'long.txt', view_range: [last + 1, last + 2] }),
+    );
+    expect(next.text.split('\n(more lines follow')[0]).toBe(
+      `${String(last + 1).padStart(6)}\tline ${last + 1}: ${'x'.repeat(60)}\n${String(last + 2).padStart(6)}\tline ${last + 2}: ${'x'.repeat(60)}`,
+    );
+    const [byDefault] = await use(editor({ command: 'view', path: 'long.txt' }));
+    expect(byDefault.text.split('\n<response clipped')[0].length).toBeLessThanOrEqual(16_000);
+    expect(byDefault.text.length).toBeLessThan(16_400);
+    expect(byDefault.text).toContain('<response clipped: ');
+    // A null max_characters (the SDK's type allows it) is no limit given: the default.
+    const [nulled] = await useWith(
+      [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: null }],
+      editor({ command: 'view', path: 'long.txt' }),
+    );
+    expect(nulled.text).toBe(byDefault.text);
+    // A short file is not touched.
+    const [small] = await useWith(tools, editor({ command: 'view', path: 'pkg/mod.py' }));
+    expect(small.text).toBe('     1\tx = 1');
+  });
+
+  it('refuses a max_characters that is not a positive integer, with the path named', async () => {
+    for (const bad of [0, -5, 1.5, 'many']) {
+      const res = await t.http
+        .post(`/v1/sessions/${session.id}/calls`)
+        .set('authorization', `Bearer ${session.token}`)
+        .send({
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_bad',
+              name: 'str_replace_based_edit_tool',
+              input: { command: 'view', path: 'calc.py' },
+            },
+          ],
+          tools: [{ type: 'text_editor_20250728', name: 'str_replace_based_edit_tool', max_characters: bad }],
+        });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.message).toContain('/tools/0/max_characters');
+    }
   });
 
   it('str_replace: one place replaced; the documented errors for no match and several matches', async () => {

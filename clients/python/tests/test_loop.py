@@ -187,3 +187,17 @@ def test_langchain_tool_is_invoked(tg: Toolgate):
         assert s.read_file(path="b.txt")["content"] == "b"
         failed = tools["read_file"].invoke({"path": "missing.txt"})
         assert failed.startswith("Error FILE_NOT_FOUND")
+
+
+def test_anthropic_text_editor_max_characters_from_the_tools_list(session):
+    session.call("write_file", {"path": "long.txt", "content": "\n".join("line %d" % i for i in range(1, 201))})
+    view = {"type": "tool_use", "id": "toolu_v", "name": "str_replace_based_edit_tool", "input": {"command": "view", "path": "long.txt"}}
+    tools = [{"type": "text_editor_20250728", "name": "str_replace_based_edit_tool", "max_characters": 100}]
+    [answer] = session.handle({"role": "assistant", "content": [view]}, tools=tools)
+    text = answer["content"][0]["content"]
+    shown, note = text.split("\n<response clipped: ", 1)
+    last = int(shown.rsplit("line ", 1)[1])
+    assert len(shown) <= 100 and last > 1
+    assert "view_range [%d, -1]" % (last + 1) in note
+    [whole] = session.handle({"role": "assistant", "content": [view]})
+    assert "<response clipped" not in whole["content"][0]["content"]

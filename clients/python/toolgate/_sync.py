@@ -10,7 +10,7 @@ import httpx
 
 from . import _http
 from ._errors import ToolgateError
-from ._loop import batch_body, to_append
+from ._loop import batch_body, plain, to_append
 from ._models import SessionInfo, StreamEvent, ToolResult
 from ._tools import ToolMethods
 
@@ -135,12 +135,15 @@ class Session(ToolMethods):
         listing = _http.decode(self._transport.send("GET", "/v1/tools", self.token, params=params))
         return _with_builtins(listing, builtins)
 
-    def handle(self, model_output: Any) -> List[Dict[str, Any]]:
+    def handle(self, model_output: Any, *, tools: Optional[List[Any]] = None) -> List[Dict[str, Any]]:
         """Runs the tool calls of a model's output through the batch endpoint; returns what to append to the
-        conversation after the model's turn (empty when it made no tool call: the loop is done)."""
+        conversation after the model's turn (empty when it made no tool call: the loop is done). `tools`: the
+        Anthropic request's tools list, whose text editor's max_characters cuts its views."""
         fmt, body = batch_body(model_output)
         if body is None:
             return []
+        if tools is not None and fmt == "anthropic":
+            body = {**body, "tools": [plain(tool) for tool in tools]}
         return to_append(fmt, self.batch(body))
 
     # --- files, archives, checkpoints ------------------------------------------------------------------

@@ -133,12 +133,15 @@ export class Session extends ToolMethods {
 
   /**
    * Runs the tool calls of a model's output through the batch endpoint; resolves to what to append to the
-   * conversation after the model's turn (empty when it made no tool call: the loop is done).
+   * conversation after the model's turn (empty when it made no tool call: the loop is done). `tools`: the
+   * Anthropic request's tools list, whose text editor's max_characters cuts its views.
    */
-  async handle(modelOutput: unknown): Promise<Json[]> {
+  async handle(modelOutput: unknown, options: { tools?: unknown[] } = {}): Promise<Json[]> {
     const [format, body] = batchBody(modelOutput);
     if (!body) return [];
-    return toAppend(format, await this.batch<Json>(body));
+    // The Anthropic request's tools list: its text editor's max_characters cuts the editor's views.
+    const sent = options.tools && format === 'anthropic' ? { ...body, tools: options.tools } : body;
+    return toAppend(format, await this.batch<Json>(sent));
   }
 
   /** Writes a file byte for byte (PUT /files/{path}); `expectedSha256` makes it a compare-and-swap. */

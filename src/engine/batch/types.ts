@@ -32,6 +32,8 @@ export interface ParsedBatch {
   calls: BatchCall[];
   /** The body's tool-call items the calls came from (a call's `item` indexes them), for the answer. */
   items?: readonly unknown[];
+  /** The body as sent: what else a format's answer depends on (Anthropic's tool definitions). */
+  body?: unknown;
 }
 
 export interface BatchResult {
