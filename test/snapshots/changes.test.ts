@@ -46,52 +46,59 @@ describe('the session’s changes', () => {
     expect(res.body).toEqual({ since: 'start', files: [], totals: { files: 0, additions: 0, deletions: 0 } });
   });
 
+  // The changes the next tests look at, made by tools and by commands (apart from the git check, which
+  // skips on a machine without git: the others must not depend on it).
+  it('gives a diff of what tools and commands changed', async () => {
+    // Tools…
+    expect((await t.call(session, 'read_file', { path: 'a.txt' })).status).toBe(200);
+    const edit = await t.call(session, 'edit_file', {
+      path: 'a.txt',
+      old_string: 'four\n',
+      new_string: 'FOUR\n4\n',
+    });
+    expect(edit.status, JSON.stringify(edit.body)).toBe(200);
+    expect(
+      (await t.call(session, 'write_file', { path: 'src/new.ts', content: 'export const x = 1;\n' })).status,
+    ).toBe(200);
+    // …and commands only.
+    await run(
+      [
+        "printf 'appended by a command\\n' >> cmd.txt",
+        'rm b.txt',
+        'mv c.txt renamed.txt',
+        'chmod +x script.sh',
+        "printf '\\000\\001\\377more' >> img.bin",
+        'head -c 5000 /dev/urandom > random.bin',
+        'ln -s a.txt link-to-a',
+        'touch empty.txt',
+        "printf 'still no newline, changed' > no-newline.txt",
+        "mkdir -p deep/er && printf 'x\\ny\\n' > deep/er/file.txt",
+        "printf 'spaces\\n' > 'name with spaces.txt'",
+        'printf \'q\\n\' > "$(printf \'tab\\there "quoted"\')"',
+        "printf 'crlf\\r\\nlines\\r\\n' > crlf.txt",
+      ].join(' && '),
+    );
+
+    const res = await t.http
+      .get(`/v1/sessions/${session.id}/changes`)
+      .set('authorization', `Bearer ${session.token}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/x-diff/);
+    const diff = res.text;
+    expect(diff).toContain('diff --git a/b.txt b/b.txt\ndeleted file mode 100644');
+    expect(diff).toContain('rename from c.txt\nrename to renamed.txt');
+    expect(diff).toContain('old mode 100644\nnew mode 100755');
+    expect(diff).toContain('new file mode 120000');
+    expect(diff).toContain('GIT binary patch');
+  });
+
   it.skipIf(needs('git', 'the git apply check of the changes patch'))(
     'gives a diff that git apply turns a pristine copy into the workspace, byte for byte',
     async () => {
-      // Tools…
-      expect((await t.call(session, 'read_file', { path: 'a.txt' })).status).toBe(200);
-      const edit = await t.call(session, 'edit_file', {
-        path: 'a.txt',
-        old_string: 'four\n',
-        new_string: 'FOUR\n4\n',
-      });
-      expect(edit.status, JSON.stringify(edit.body)).toBe(200);
-      expect(
-        (await t.call(session, 'write_file', { path: 'src/new.ts', content: 'export const x = 1;\n' }))
-          .status,
-      ).toBe(200);
-      // …and commands only.
-      await run(
-        [
-          "printf 'appended by a command\\n' >> cmd.txt",
-          'rm b.txt',
-          'mv c.txt renamed.txt',
-          'chmod +x script.sh',
-          "printf '\\000\\001\\377more' >> img.bin",
-          'head -c 5000 /dev/urandom > random.bin',
-          'ln -s a.txt link-to-a',
-          'touch empty.txt',
-          "printf 'still no newline, changed' > no-newline.txt",
-          "mkdir -p deep/er && printf 'x\\ny\\n' > deep/er/file.txt",
-          "printf 'spaces\\n' > 'name with spaces.txt'",
-          'printf \'q\\n\' > "$(printf \'tab\\there "quoted"\')"',
-          "printf 'crlf\\r\\nlines\\r\\n' > crlf.txt",
-        ].join(' && '),
-      );
-
       const res = await t.http
         .get(`/v1/sessions/${session.id}/changes`)
         .set('authorization', `Bearer ${session.token}`);
-      expect(res.status).toBe(200);
-      expect(res.headers['content-type']).toMatch(/^text\/x-diff/);
       const diff = res.text;
-      expect(diff).toContain('diff --git a/b.txt b/b.txt\ndeleted file mode 100644');
-      expect(diff).toContain('rename from c.txt\nrename to renamed.txt');
-      expect(diff).toContain('old mode 100644\nnew mode 100755');
-      expect(diff).toContain('new file mode 120000');
-      expect(diff).toContain('GIT binary patch');
-
       // A pristine copy of the seed files, patched by git, is the workspace.
       const pristine = tempDir('toolgate-pristine-');
       for (const [file, content] of Object.entries(SEED)) {
