@@ -149,15 +149,19 @@ export const tempPathFor = (absolute: string): string =>
  * the replaced file's second.
  */
 export async function moveMtimePast(handle: fs.FileHandle, previous: Stats | null): Promise<void> {
-  const later = mtimePast(previous);
+  const later = mtimePast(previous, (await handle.stat()).mtimeMs);
   if (later) await handle.utimes(new Date(), later);
 }
 
-/** The mtime that moves past a replaced file's second, or null when the clock already has. */
-function mtimePast(previous: Stats | null): Date | null {
+/**
+ * The mtime that moves past a replaced file's second, or null when the new file's own mtime (set by its
+ * last write, read back rather than taken from the clock afterwards: the clock may have passed the next
+ * second since) already has.
+ */
+function mtimePast(previous: Stats | null, writtenMs: number): Date | null {
   if (!previous?.isFile()) return null;
   const second = Math.floor(previous.mtimeMs / 1000);
-  return Math.floor(Date.now() / 1000) <= second ? new Date((second + 1) * 1000) : null;
+  return Math.floor(writtenMs / 1000) <= second ? new Date((second + 1) * 1000) : null;
 }
 
 /**
@@ -185,7 +189,7 @@ export async function writeAtomic(
     await fsyncAsync(fd);
     // The mode given at open is masked by the umask; this sets it exactly.
     if (keepMode !== undefined) fchmodSync(fd, keepMode);
-    const later = mtimePast(previous);
+    const later = mtimePast(previous, fstatSync(fd).mtimeMs);
     if (later) futimesSync(fd, new Date(), later);
   } catch (err) {
     closeSync(fd);
