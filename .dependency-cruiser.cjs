@@ -4,7 +4,7 @@
 // upward dependency. No import circle at module level, with no exceptions.
 //
 //   1 lib           src/lib/                      leaf library; imports nothing of ours
-//   2 config        src/config.ts
+//   2 config        src/config.ts, src/config/, and every subsystem's config section: src/**/config.ts
 //   3 subsystems    src/{store,runtime,sandbox,jobs,snapshots,transfer,code,edit,project,todos,ops,search,network,cpu,preview}/
 //   4 contract      src/contract/                 defineTool, context, registry, validation, plugins
 //   5 tools         src/{tools,sources}/, src/policies/ (but not the policies' routes.ts)
@@ -13,15 +13,23 @@
 //   8 edges         src/{protocols,http,routes,console}/, src/policies/*/routes.ts
 //   9 top           src/app.ts, src/services.ts, src/server.ts, src/migrations.ts (every store's and policy's tables)
 //
+// A config section (src/<folder>/config.ts) lives beside its subsystem but belongs to the config layer: the
+// root src/config.ts composes every section, and everything imports the root's Config, so a section may
+// import only src/lib/, src/config/ and other sections (typebox, node:path), never the code of its own
+// folder. Its subsystem imports it from above, as it imports src/config.ts.
+//
 // The code that runs inside the sandbox (src/runtime/inside/, bundled on its own) is stricter still: it and
 // the runtime modules it shares with the service (the protocol, op types, frame writer, prlimit) import
 // only src/lib/, src/search/ (the pure search policy: .gitignore rules, globs, orders, languages) and each
 // other; src/search/ itself imports only src/lib/.
 
+/** A subsystem's config section: in its folder, in the config layer (see above). */
+const CONFIG_SECTION = '^src/.+/config\\.ts$';
+
 /** Each layer as a path pattern (relative to the repository root); index 0 is the bottom. */
 const LAYERS = [
   { name: 'lib', path: '^src/lib/' },
-  { name: 'config', path: '^src/config\\.ts$' },
+  { name: 'config', path: ['^src/config(\\.ts$|/)', CONFIG_SECTION] },
   {
     name: 'subsystems',
     path: '^src/(store|runtime|sandbox|jobs|snapshots|transfer|code|edit|project|todos|ops|search|network|cpu|preview)/',
@@ -50,13 +58,19 @@ const OPTIONAL_DEPENDENCIES = `^(${Object.keys(require('./package.json').optiona
 
 /** One rule per layer (but the top): it may not import any layer above it. */
 
-const upwardRules = LAYERS.slice(0, -1).map((layer, i) => ({
-  name: `layer-${layer.name}`,
-  comment: `${layer.name} (layer ${i + 1}) imports only from itself and the layers below it`,
-  severity: 'error',
-  from: { path: layer.path, ...(layer.pathNot ? { pathNot: layer.pathNot } : {}) },
-  to: { path: LAYERS.slice(i + 1).flatMap((above) => above.path) },
-}));
+const CONFIG_LAYER = LAYERS.findIndex((layer) => layer.name === 'config');
+const upwardRules = LAYERS.slice(0, -1).map((layer, i) => {
+  // A folder's pattern above the config layer also matches its config section, which is not of that layer:
+  // the rule neither checks the section as that layer's code nor forbids importing it from lower down.
+  const sectionsNot = (index) => (index > CONFIG_LAYER ? [CONFIG_SECTION] : []);
+  return {
+    name: `layer-${layer.name}`,
+    comment: `${layer.name} (layer ${i + 1}) imports only from itself and the layers below it`,
+    severity: 'error',
+    from: { path: layer.path, pathNot: [layer.pathNot ?? [], sectionsNot(i)].flat() },
+    to: { path: LAYERS.slice(i + 1).flatMap((above) => above.path), pathNot: sectionsNot(i + 1) },
+  };
+});
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
