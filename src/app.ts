@@ -24,6 +24,7 @@ import capacityRoutes from './routes/capacity.js';
 import categoryRoutes from './routes/categories.js';
 import toolSwitchRoutes from './policies/tool-switches/routes.js';
 import healthRoutes from './routes/health.js';
+import configSchemaRoutes from './routes/config-schema.js';
 import mcpRoutes from './routes/mcp.js';
 import metricsRoutes from './routes/metrics.js';
 import sessionRoutes from './routes/sessions.js';
@@ -126,6 +127,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   );
 
   await app.register(healthRoutes);
+  await app.register(configSchemaRoutes);
   await app.register(sessionRoutes);
   await app.register(toolRoutes);
   await app.register(categoryRoutes);

@@ -81,6 +81,7 @@ const EXTRA_RESPONSES: Record<string, JsonObject> = {
   ready: HOST_AND_URL,
   mcpResourceMetadata: HOST_AND_URL,
   resourceMetadata: HOST_AND_URL,
+  getConfigSchema: HOST_AND_URL,
 };
 
 export interface PublishOptions {

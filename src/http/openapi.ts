@@ -38,6 +38,7 @@ export async function registerOpenApi(app: FastifyInstance, tools: readonly AnyT
         { name: 'approvals', description: 'Calls parked until an operator approves them' },
         { name: 'observability', description: 'Audit log and statistics' },
         { name: 'health', description: 'Liveness and readiness' },
+        { name: 'config', description: "The config file's JSON Schema, for editors and deploy checks" },
         { name: 'mcp', description: 'The tools over the Model Context Protocol' },
         { name: 'evals', description: 'Datasets of tool calls run against the service (docs/evals.md)' },
         ...categories.map((name) => ({ name, description: `Tools in the ${name} category` })),
