@@ -22,6 +22,11 @@ const NOT_CONFIG = { 'docs/agents.md': 3, 'docs/evals.md': 1 } as Record<string,
 const DOC_CHECKS: Record<string, Array<(config: Config) => void>> = {
   'README.md': [
     (config) => {
+      // The "$schema" example: named for editors, ignored by the service.
+      expect(config.limits.outputMaxBytes).toBe(262_144);
+      expect(config).not.toHaveProperty('$schema');
+    },
+    (config) => {
       expect(config.profiles.reviewer).toEqual({ permissions: ['read'], categories: ['filesystem', 'code'] });
       expect(config.profiles['read-only']).toEqual({ permissions: ['read'] });
       expect(config.rateLimits).toEqual({
