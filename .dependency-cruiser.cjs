@@ -14,7 +14,8 @@
 //   9 top           src/app.ts, src/services.ts, src/server.ts, src/migrations.ts (every store's and policy's tables)
 //
 // The code that runs inside the sandbox (src/runtime/inside/, bundled on its own) is stricter still: it and
-// the runtime modules it shares with the service (the protocol, op types, frame writer, prlimit) import
+// the modules it shares with the service (the runtime's protocol, op types, frame writer, prlimit; the
+// network's splice forwarder, which the sandbox's egress relay runs too) import
 // only src/lib/, src/search/ (the pure search policy: .gitignore rules, globs, orders, languages) and each
 // other; src/search/ itself imports only src/lib/.
 
@@ -34,12 +35,13 @@ const LAYERS = [
   { name: 'top', path: '^src/(app|services|server|migrations)\\.ts$' },
 ];
 
-/** The sandboxed code and the runtime modules it shares with the service. */
+/** The sandboxed code and the modules it shares with the service. */
 const SANDBOXED = [
   '^src/runtime/inside/',
   '^src/runtime/ops/',
   '^src/runtime/(protocol|frame-writer)\\.ts$',
   '^src/runtime/runner/(prlimit|types)\\.ts$',
+  '^src/network/splice-forwarder\\.ts$',
 ];
 
 // The optional dependencies of package.json, by name: npm ci leaves one out where it cannot be installed
