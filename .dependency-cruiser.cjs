@@ -11,7 +11,8 @@
 //   6 engine        src/engine/                   the call pipeline, batch scheduling, events
 //   7 evals         src/evals/                    datasets and their runner: drive the service as a client
 //   8 edges         src/{protocols,http,routes,console}/, src/policies/*/routes.ts
-//   9 top           src/app.ts, src/services.ts, src/server.ts, src/migrations.ts (every store's and policy's tables)
+//   9 top           src/app.ts, src/services.ts (the composition root) and src/app-services.ts (the shape of what it
+//                   builds), src/server.ts, src/migrations.ts (every store's and policy's tables)
 //
 // The code that runs inside the sandbox (src/runtime/inside/, bundled on its own) is stricter still: it and
 // the modules it shares with the service (the runtime's protocol, op types, frame writer, prlimit; the
@@ -32,7 +33,7 @@ const LAYERS = [
   { name: 'engine', path: '^src/engine/' },
   { name: 'evals', path: '^src/evals/' },
   { name: 'edges', path: ['^src/(protocols|http|routes|console)/', '^src/policies/[^/]+/routes\\.ts$'] },
-  { name: 'top', path: '^src/(app|services|server|migrations)\\.ts$' },
+  { name: 'top', path: '^src/(app|app-services|services|server|migrations)\\.ts$' },
 ];
 
 /** The sandboxed code and the modules it shares with the service. */

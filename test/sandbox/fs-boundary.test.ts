@@ -58,7 +58,7 @@ const ALLOWED: Record<string, string> = {
     "reads eval datasets from the operator's files (a case's workspace files go through a session)",
   'evals/shipped.ts': 'lists the datasets shipped in evals/',
   'evals/eval-runs.ts': 'eval runs and their reports in the data dir',
-  'services.ts':
+  'runtime/wiring.ts':
     'looks for language server binaries (gopls, rust-analyzer, jdtls) in the system dirs the runtime sees',
 };
 
