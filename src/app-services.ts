@@ -1,6 +1,6 @@
 // The shape of one app's long-lived parts (Services): what the routes reach as app.services and tests
-// through createServices; and the options tests build it with. src/services.ts builds it from each subsystem's wiring; this file only says
-// what it holds, so the composition root stays a list of steps.
+// through createServices; and the options tests build it with. src/services.ts builds it from each
+// subsystem's wiring; this file only says what it holds, so the composition root stays a list of steps.
 import type { ToolServices } from './contract/context.js';
 import type { ToolRegistry } from './contract/registry.js';
 import type { AnyTool } from './contract/tool.js';

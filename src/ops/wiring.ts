@@ -22,7 +22,7 @@ import { SessionOwnership } from './session-ownership.js';
 import type { Tracing } from './trace.js';
 import { createTracing } from './tracing.js';
 
-/** OpenTelemetry tracing (undefined when off); closed last, so the spans of calls that ended closing go too. */
+/** OpenTelemetry tracing (undefined when off); closed last, so spans of calls that ended closing go too. */
 export function wireTracing(
   telemetry: TelemetryConfig,
   logger: ToolLogger,

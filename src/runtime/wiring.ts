@@ -1,7 +1,7 @@
-// The runtime subsystem's wiring: the command runner (the sandbox backend chosen by config, through
-// createRunner as always) and the manager of the sessions' runtimes, with their lifecycle. src/services.ts
-// composes it; what it needs from other folders (workspaces, the ingress, tracing, language servers'
-// packages) comes in as arguments.
+// The runtime subsystem's wiring: the command runner (the sandbox backend chosen by config: createRunner
+// picks it, and imports a container backend only when it is the one) and the manager of the sessions'
+// runtimes, with their lifecycle. src/services.ts composes it; what it needs from other folders (workspaces,
+// the ingress, tracing, language servers' packages) comes in as arguments.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { RUNTIME_PATH } from '../code/lsp/servers.js';

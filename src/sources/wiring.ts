@@ -1,8 +1,8 @@
-// Where the tools come from, wired: the built-ins, the operator's tool folders (loaded, then watched),
-// MCP servers' tools and plugin modules, all in one registry behind the sandbox gate, with their
-// lifecycles. Three steps, in the start order: the folders are read first (before the runtimes, as
-// always), the registry is filled once the runtimes exist (MCP discovery starts some), and the folders
-// are watched once the audit log exists. src/services.ts composes them.
+// Where the tools come from, wired: the built-ins, the operator's tool folders (loaded, then watched), MCP
+// servers' tools and plugin modules, all in one registry behind the sandbox gate, with their lifecycles.
+// Three steps, in the start order: the folders are read first (a bad one stops the start before the ingress
+// listens or any runtime starts), the registry is filled once the runtimes exist (MCP discovery starts
+// some), and the folders are watched once the audit log exists. src/services.ts composes them.
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { loadPluginTools } from '../contract/plugins.js';

@@ -1,8 +1,8 @@
-// The store subsystem's wiring, in the two steps the start order asks for: the database with the admin
-// key and the sessions (opened once the runtimes and tools are there, as always), then the stores of what
-// calls leave behind (audit, stats, blobs, file reads, history, todos). Each with its lifecycle;
-// src/services.ts composes them and hands in the migrations (every store's and policy's tables, a list
-// kept at the top layer).
+// The store subsystem's wiring, in the two steps the start order asks for: the database with the admin key
+// and the sessions (opened after the runtimes and the tool registry, which need none of it), then the stores
+// of what calls leave behind (audit, stats, blobs, file reads, history, todos). Each with its lifecycle;
+// src/services.ts composes them and hands in the migrations (every store's and policy's tables, a list kept
+// at the top layer).
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
