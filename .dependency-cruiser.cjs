@@ -11,7 +11,8 @@
 //   6 engine        src/engine/                   the call pipeline, batch scheduling, events
 //   7 evals         src/evals/                    datasets and their runner: drive the service as a client
 //   8 edges         src/{protocols,http,routes,console}/, src/policies/*/routes.ts
-//   9 top           src/app.ts, src/services.ts, src/server.ts, src/migrations.ts (every store's and policy's tables)
+//   9 top           src/app.ts, src/services.ts (the composition root) and src/app-services.ts (the shape of what it
+//                   builds), src/server.ts, src/migrations.ts (every store's and policy's tables)
 //
 // A config section (src/<folder>/config.ts) lives beside its subsystem but belongs to the config layer: the
 // root src/config.ts composes every section, and everything imports the root's Config, so a section may
@@ -19,7 +20,8 @@
 // folder. Its subsystem imports it from above, as it imports src/config.ts.
 //
 // The code that runs inside the sandbox (src/runtime/inside/, bundled on its own) is stricter still: it and
-// the runtime modules it shares with the service (the protocol, op types, frame writer, prlimit) import
+// the modules it shares with the service (the runtime's protocol, op types, frame writer, prlimit; the
+// network's splice forwarder, which the sandbox's egress relay runs too) import
 // only src/lib/, src/search/ (the pure search policy: .gitignore rules, globs, orders, languages) and each
 // other; src/search/ itself imports only src/lib/.
 
@@ -39,15 +41,16 @@ const LAYERS = [
   { name: 'engine', path: '^src/engine/' },
   { name: 'evals', path: '^src/evals/' },
   { name: 'edges', path: ['^src/(protocols|http|routes|console)/', '^src/policies/[^/]+/routes\\.ts$'] },
-  { name: 'top', path: '^src/(app|services|server|migrations)\\.ts$' },
+  { name: 'top', path: '^src/(app|app-services|services|server|migrations)\\.ts$' },
 ];
 
-/** The sandboxed code and the runtime modules it shares with the service. */
+/** The sandboxed code and the modules it shares with the service. */
 const SANDBOXED = [
   '^src/runtime/inside/',
   '^src/runtime/ops/',
   '^src/runtime/(protocol|frame-writer)\\.ts$',
   '^src/runtime/runner/(prlimit|types)\\.ts$',
+  '^src/network/splice-forwarder\\.ts$',
 ];
 
 // The optional dependencies of package.json, by name: npm ci leaves one out where it cannot be installed

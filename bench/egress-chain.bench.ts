@@ -2,7 +2,7 @@
 // (createProxyServer on a Unix socket) and the runtime's relay (startEgressRelay), and a client reading a
 // download through them, plain HTTP and a CONNECT tunnel, two ways: `copy` (the relay and the proxy copy
 // every byte through JavaScript, all in this one process) and `splice` (each hands a connection past
-// 1 MiB to a splice forwarder: src/lib/splice-forwarder.ts). CPU per MB is the whole chain's (origin
+// 1 MiB to a splice forwarder: src/network/splice-forwarder.ts). CPU per MB is the whole chain's (origin
 // and client included, and for `splice` the forwarders' processes: the relay's, and the proxy's). No goal:
 // it tells the code's cost apart from the machine's (the egress bench measures the real thing).
 // Needs nothing special (python3 with os.splice for `splice`, else that row is left out).
@@ -15,7 +15,7 @@ import { fmt, percentile } from './lib.js';
 import { createProxyServer } from '../src/network/proxy.js';
 import { Connections } from '../src/network/connections.js';
 import { startEgressRelay } from '../src/runtime/inside/egress-relay.js';
-import { probeSplice } from '../src/lib/splice-forwarder.js';
+import { probeSplice } from '../src/network/splice-forwarder.js';
 import { childrenCpuMs, relaysCpuMs } from './splice-cpu.js';
 
 const MB = 1024 * 1024;

@@ -1,4 +1,4 @@
-// CPU of the egress path's splice forwarders (src/lib/splice-forwarder.ts), which are processes of
+// CPU of the egress path's splice forwarders (src/network/splice-forwarder.ts), which are processes of
 // their own and so escape process.cpuUsage(): the proxy's per-connection forwarders are this process's
 // children (counted in cutime/cstime once reaped), the relays are long-lived (read while they run).
 // From /proc, in clock ticks (10 ms each): good for totals over seconds of transfer.

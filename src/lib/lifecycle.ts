@@ -1,6 +1,7 @@
 // What a long-lived part of the app declares about its life: what it forgets when a session is deleted,
-// what it drops when the periodic sweep runs, and what it releases at shutdown. services.ts keeps one
-// ordered list of these and iterates it for session deletion, sweeping and close, in list order.
+// what it drops when the periodic sweep runs, and what it releases at shutdown. Each subsystem's wiring
+// (src/<subsystem>/wiring.ts) returns its parts' lifecycles; services.ts keeps one ordered list of them
+// and iterates it for session deletion, sweeping and close, in list order.
 export interface Lifecycle {
   /** Who declares it (in logs and in the sweep's counts). */
   readonly name: string;

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import path from 'node:path';
 import type { NetworkPolicy } from '../config.js';
 import { toolgateError } from '../lib/errors.js';
-import { probeSplice } from '../lib/splice-forwarder.js';
+import { probeSplice } from './splice-forwarder.js';
 import { Connections, type ConnectionSink } from './connections.js';
 import { decide, type Decision } from './decide.js';
 import { effectivePolicy } from './policy.js';

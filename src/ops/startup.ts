@@ -1,8 +1,10 @@
 // Start-up faults an operator can fix: the data dir, the database file and the listening port. Each
 // becomes a StartupError with one line naming the thing and what to do, instead of a bare errno
-// (makeDirs reports the real errno where Node's recursive mkdir says ENOENT).
+// (makeDirs reports the real errno where Node's recursive mkdir says ENOENT). And the data dir's paths
+// a replica keeps to itself.
 import { constants, promises as fs } from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../config.js';
 import { makeDirs, nearestExisting } from '../lib/make-dirs.js';
 import { openSqlDatabase, type DatabaseChoice } from '../store/open.js';
 import type { Migration, SqlDatabase } from '../store/sql.js';
@@ -58,6 +60,14 @@ export async function prepareDataDir(dir: string, subdirs: readonly string[] = [
   } catch (err) {
     throw await fail(err);
   }
+}
+
+/**
+ * A path in the data dir for what only this process uses and empties at its start (job logs, egress
+ * sockets): its own, named with the replica's id, when replicas share the data dir.
+ */
+export function ownPath(config: Pick<Config, 'dataDir' | 'replica'>, name: string): string {
+  return path.join(config.dataDir, config.replica ? `${name}-${config.replica.id}` : name);
 }
 
 /** Opens the database; a failure is one line naming it (the SQLite file, or the PostgreSQL server). */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Connections, type ConnectionRecord } from '../../src/network/connections.js';
 import { createProxyServer } from '../../src/network/proxy.js';
-import { probeSplice } from '../../src/lib/splice-forwarder.js';
+import { probeSplice } from '../../src/network/splice-forwarder.js';
 import { startEgressRelay, type EgressRelay } from '../../src/runtime/inside/egress-relay.js';
 
 const spliceable = await probeSplice();

@@ -52,13 +52,13 @@ const ALLOWED: Record<string, string> = {
   'sources/folder/watch.ts': "watches the operator's tools dir for tool folders added, changed or removed",
   'network/egress.ts': "the egress proxy's per-session Unix sockets in the data dir",
   'network/resolver.ts': "reads the operator's hosts file for the egress proxy",
-  'lib/splice-forwarder.ts':
+  'network/splice-forwarder.ts':
     "starts the egress path's splice forwarders (python3), handed sockets only, never a file",
   'evals/dataset.ts':
     "reads eval datasets from the operator's files (a case's workspace files go through a session)",
   'evals/shipped.ts': 'lists the datasets shipped in evals/',
   'evals/eval-runs.ts': 'eval runs and their reports in the data dir',
-  'services.ts':
+  'runtime/wiring.ts':
     'looks for language server binaries (gopls, rust-analyzer, jdtls) in the system dirs the runtime sees',
 };
 

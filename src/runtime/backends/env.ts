@@ -19,7 +19,7 @@ export const runtimeEnv = (
   TOOLGATE_RUNTIME_QUOTA_BYTES: String(quotaBytes),
   // The runtime relays 127.0.0.1:<port> to this socket and points its commands' proxy variables there.
   ...(egressSocket !== undefined ? { TOOLGATE_RUNTIME_EGRESS: egressSocket } : {}),
-  // Its relay copies in JavaScript rather than splice (src/lib/splice-forwarder.ts).
+  // Its relay copies in JavaScript rather than splice (src/network/splice-forwarder.ts).
   ...(egressCopy ? { TOOLGATE_RUNTIME_EGRESS_COPY: '1' } : {}),
 });
 

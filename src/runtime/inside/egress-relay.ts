@@ -3,7 +3,7 @@
 // proxy by host and port (curl, pip, npm, git) find one. The proxy variables every command gets point
 // here. There is no other interface in the namespace: a direct connection has nowhere to go.
 // Where the sandbox has a python3 with os.splice the relay is the splice forwarder in relay mode, a
-// process of its own for the runtime's lifetime (src/lib/splice-forwarder.ts): the kernel carries the
+// process of its own for the runtime's lifetime (src/network/splice-forwarder.ts): the kernel carries the
 // bytes. Else (or told to copy) it is this Node relay, which hands a connection past 1 MiB to a splice
 // forwarder when it can.
 import type { ChildProcess } from 'node:child_process';
@@ -14,7 +14,7 @@ import {
   spawnSplicer,
   spliceAvailable,
   type Handoff,
-} from '../../lib/splice-forwarder.js';
+} from '../../network/splice-forwarder.js';
 
 /** Deep socket buffers, as the proxy's (src/network/proxy.ts says why): 16 KiB is Node's default. */
 const BUFFER = 1024 * 1024;

@@ -1,0 +1,22 @@
+// The CPU pool's wiring: worker threads with deadlines for a call's CPU-heavy work (edit matching, HTML
+// conversion), preloaded with those jobs, with its lifecycle. src/services.ts composes it.
+import { availableParallelism } from 'node:os';
+import type { Config } from '../config.js';
+import { EDIT_JOBS } from '../edit/edit-work.js';
+import type { Lifecycle } from '../lib/lifecycle.js';
+import { HTML_JOBS } from '../network/html-job.js';
+import type { Metrics } from '../ops/metrics.js';
+import { CpuPool } from './cpu-pool.js';
+
+/** Each job's end is counted in `metrics` (which reads the pool's queue too: src/ops/wiring.ts). */
+export function wireCpu(limits: Config['limits'], metrics: Metrics): { cpu: CpuPool; lifecycle: Lifecycle } {
+  const cpu = new CpuPool({
+    workers: limits.cpuWorkers || Math.max(4, Math.min(8, availableParallelism())),
+    jobMs: limits.cpuJobMs,
+    memoryMb: limits.cpuJobMemoryMb,
+    preload: [EDIT_JOBS, HTML_JOBS],
+    onJobEnd: (label, outcome) => metrics.cpuJobEnded(label, outcome),
+  });
+  // No call is left to give work to the workers; a job still running is ended with its worker.
+  return { cpu, lifecycle: { name: 'cpu-workers', close: () => cpu.close() } };
+}
