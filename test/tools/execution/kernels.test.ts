@@ -86,7 +86,18 @@ describe.skipIf(!hostHasKernel)('code kernels (run_code)', () => {
     const gone = await s.run('run_code', { code: 'x' });
     expect(gone.status).toBe('error');
     expect(gone.outputs[0]).toMatchObject({ type: 'error', ename: 'NameError' });
+    // Its scratch dir (connection file, sockets) goes with it, though closing kills the driver outright.
+    const where = await s.run('run_code', {
+      code: 'from ipykernel.connect import get_connection_file; import os; os.path.dirname(get_connection_file())',
+      kernel: 'second',
+    });
+    const scratch = JSON.parse(where.outputs[0].text.replaceAll("'", '"')) as string;
+    expect(scratch).toMatch(/toolgate-kernel-/);
+    const before = await s.run('run_code', { code: `import os; os.path.isdir(${JSON.stringify(scratch)})` });
+    expect(before.outputs).toMatchObject([{ type: 'result', text: 'True' }]);
     await s.run('kernel_close', { kernel: 'second' });
+    const after = await s.run('run_code', { code: `import os; os.path.isdir(${JSON.stringify(scratch)})` });
+    expect(after.outputs).toMatchObject([{ type: 'result', text: 'False' }]);
     const listed = await s.run('kernel_list');
     expect(listed.kernels.map((k: { kernel: string }) => k.kernel)).toEqual(['default']);
   }, 120_000);

@@ -2,6 +2,9 @@
 // the session's rlimits (ulimit in the shell that execs the driver; the kernel inherits them). One cell
 // at a time; an interrupt is SIGINT to the kernel, a restart ends both processes and starts them again.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { toolgateError } from '../../../lib/errors.js';
 import type { ResourceLimits } from '../../runner/types.js';
@@ -63,6 +66,9 @@ export class PythonKernel {
       `-n ${limits.openFiles}`,
       ...(this.setup.processLimit ? [`-u ${limits.maxProcesses}`] : []),
     ].join(' ');
+    // The connection file, the kernel's sockets and matplotlibrc: removed here when the driver exits,
+    // since stop() kills it with SIGKILL and its own clean-up never runs.
+    const scratch = mkdtempSync(path.join(tmpdir(), 'toolgate-kernel-'));
     const driver = spawn(
       this.setup.shell,
       ['-c', `ulimit ${ulimits} || exit 126; exec python3 -c "$1"`, 'bash', PYTHON_DRIVER],
@@ -73,6 +79,7 @@ export class PythonKernel {
           PYDEVD_DISABLE_FILE_VALIDATION: '1',
           MPLCONFIGDIR: '/tmp/.toolgate-matplotlib',
           ...this.setup.env,
+          TOOLGATE_KERNEL_SCRATCH: scratch,
         },
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -82,6 +89,7 @@ export class PythonKernel {
     this.startedAt = new Date();
     driver.stdin!.on('error', () => undefined);
     driver.once('error', () => undefined);
+    driver.once('exit', () => rmSync(scratch, { recursive: true, force: true }));
     driver.stderr!.on('data', (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
     });

@@ -15,8 +15,9 @@ def say(message):
 if importlib.util.find_spec("ipykernel") is None or importlib.util.find_spec("jupyter_client") is None:
     say({"failed": "ipykernel and jupyter_client are not both installed here"})
     sys.exit(3)
-scratch = tempfile.mkdtemp(prefix="toolgate-kernel-")
-# The connection file, the sockets and matplotlibrc go with the driver, also when it is told to stop.
+# The runtime makes the scratch dir and removes it when this driver exits, however it ends (stop() kills
+# it with SIGKILL, where no atexit runs); atexit covers a driver started by hand.
+scratch = os.environ.pop("TOOLGATE_KERNEL_SCRATCH", None) or tempfile.mkdtemp(prefix="toolgate-kernel-")
 atexit.register(shutil.rmtree, scratch, True)
 for stop in (signal.SIGTERM, signal.SIGHUP):
     signal.signal(stop, lambda *_: sys.exit(0))
