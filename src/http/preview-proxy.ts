@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionRecord } from '../store/sessions.js';
 import { headersForApp, headersForClient } from '../preview/headers.js';
+import { spliceableLength, spliceBody } from '../preview/body-splice.js';
 import type { PreviewRecord } from '../preview/audit.js';
 import { isToolgateError } from '../lib/errors.js';
 
@@ -94,11 +95,24 @@ export async function forwardPreview(
     );
     throw err;
   }
-  upstream.on('error', () => reply.raw.destroy());
   reply.hijack();
   const res = reply.raw;
   const opaqueLink = target.caller === 'link' && raw.headers.origin === 'null';
-  res.writeHead(answer.statusCode ?? 502, headersForClient(answer.headers, target.prefix, { opaqueLink }));
+  const headers = headersForClient(answer.headers, target.prefix, { opaqueLink });
+  const spliced = spliceableLength(request.method, answer);
+  if (spliced !== undefined) {
+    // A large body goes by the kernel (src/preview/body-splice.ts), and the connection closes after it.
+    upstream.on('error', () => undefined);
+    res.writeHead(answer.statusCode ?? 502, { ...headers, connection: 'close' });
+    res.flushHeaders();
+    spliceBody(answer, res, spliced, (bytes) => {
+      bytesOut = bytes;
+      record(answer.statusCode ?? 0);
+    });
+    return;
+  }
+  upstream.on('error', () => res.destroy());
+  res.writeHead(answer.statusCode ?? 502, headers);
   // An event stream's first event may be a while away: the browser gets the headers now. An answer
   // whose body already came with its head (a small one) goes out with it, in one write.
   if (!answer.complete && answer.readableLength === 0) res.flushHeaders();
