@@ -25,7 +25,10 @@ export async function startChildProcess(
   onClose?: () => void,
 ): Promise<ChildProcessServer> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+  // BENCH_CHILD_NODE_ARGS: more Node flags for the server (`--cpu-prof --cpu-prof-dir=…` to profile it;
+  // NODE_OPTIONS refuses --cpu-prof).
+  const extra = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const proc = spawn(process.execPath, [...extra, '--import', 'tsx', script], {
     cwd: REPO_ROOT,
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

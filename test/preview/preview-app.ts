@@ -1,6 +1,7 @@
 // What the preview tests run in a session: an HTTP app (Python's standard library) that echoes what it
 // saw (path, Authorization, Host, Cookie) with a cookie, serves a page at /abs whose script is at a
-// root-absolute path (/assets/app.js), echoes POST bodies, streams three SSE events at /events
+// root-absolute path (/assets/app.js), echoes POST bodies, answers N bytes of a pattern at /big?bytes=N
+// (bigPattern), streams three SSE events at /events
 // and is a WebSocket echo at /ws (port: its argument); and a WebSocket client that round-trips messages.
 import http from 'node:http';
 import WebSocket from 'ws';
@@ -50,6 +51,16 @@ class H(http.server.BaseHTTPRequestHandler):
                 out = b'echo:' + data
                 head = bytes([0x80 | op]) + (bytes([len(out)]) if len(out) < 126 else bytes([126]) + struct.pack('>H', len(out)))
                 self.wfile.write(head + out); self.wfile.flush()
+        if self.path.startswith('/big?bytes='):
+            left = int(self.path.split('=', 1)[1])
+            chunk = bytes(i % 251 for i in range(1 << 20))
+            self.send_response(200)
+            self.send_header('content-type', 'application/octet-stream')
+            self.send_header('content-length', str(left))
+            self.end_headers()
+            while left > 0:
+                self.wfile.write(chunk[:left]); left -= min(left, len(chunk))
+            return
         if self.path == '/abs':
             return self.reply(200, b'<!doctype html><title>abs</title><p id="out">waiting</p><script src="/assets/app.js"></script>', 'text/html')
         if self.path == '/assets/app.js':
@@ -62,6 +73,16 @@ class H(http.server.BaseHTTPRequestHandler):
         self.reply(200, data, 'application/octet-stream')
 http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()
 `;
+
+/** The body of the app's /big?bytes=N: a 1 MiB pattern (i mod 251, so no chunk is like the next one's
+ * start) repeated and cut at N. */
+export function bigPattern(bytes: number): Buffer {
+  const chunk = Buffer.from(Array.from({ length: 1 << 20 }, (_, i) => i % 251));
+  return Buffer.concat(Array.from({ length: Math.ceil(bytes / chunk.length) }, () => chunk)).subarray(
+    0,
+    bytes,
+  );
+}
 
 /** Sends each message on a new WebSocket at `url` after the previous echo came back: the echoes. */
 export function webSocketRoundTrips(

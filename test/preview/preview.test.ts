@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { needs } from '../helpers/requires.js';
 import { linkKey, signLink } from '../../src/preview/links.js';
-import { PREVIEW_APP, startPreviewApp, webSocketRoundTrips } from './preview-app.js';
+import { bigPattern, PREVIEW_APP, startPreviewApp, webSocketRoundTrips } from './preview-app.js';
+import { probeSplice } from '../../src/lib/splice-forwarder.js';
+import { SPLICE_BODY_BYTES } from '../../src/preview/body-splice.js';
 
 // The docker project (vitest.config.ts) runs this file again with the runtime in a container of the python
 // image; every other pass runs it on bwrap.
@@ -64,6 +66,29 @@ describe.skipIf(!onDocker && needs('bwrap', 'the preview tests on bwrap'))(`prev
     expect(posted.status).toBe(200);
     expect(Buffer.from(await posted.arrayBuffer()).equals(body)).toBe(true);
   });
+
+  // Past SPLICE_BODY_BYTES the body is carried by the kernel (src/preview/body-splice.ts), the connection
+  // closed after it: every byte must still arrive in order, the audit row count them, and the next
+  // request find a new connection into the session.
+  it('a large download arrives whole, spliced where the host can, and is audited with its bytes', async () => {
+    const bytes = 6 * SPLICE_BODY_BYTES + 12_345;
+    const got = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/big?bytes=${bytes}`, { headers: auth() });
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-length')).toBe(String(bytes));
+    // Only the spliced answer closes its connection (the head says so).
+    expect(got.headers.get('connection')).toBe((await probeSplice()) ? 'close' : 'keep-alive');
+    const body = Buffer.from(await got.arrayBuffer());
+    expect(body.length).toBe(bytes);
+    expect(body.equals(bigPattern(bytes))).toBe(true);
+    const small = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/after-big`, { headers: auth() });
+    expect((await small.json()).path).toBe('/after-big');
+    await new Promise((r) => setTimeout(r, 300));
+    const audit = await t.admin(t.http.get(`/v1/audit?sessionId=${s.id}&tool=preview&limit=100`));
+    const row = (audit.body.entries as { inputSummary: string; bytesOut: number; httpStatus: number }[]).find(
+      (entry) => entry.inputSummary.includes('"path":"/big"'),
+    );
+    expect(row).toMatchObject({ bytesOut: bytes, httpStatus: 200 });
+  }, 60_000);
 
   it('a link opens the preview without a header; SSE streams through', async () => {
     const made = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/links`, {
