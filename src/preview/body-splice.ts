@@ -1,7 +1,7 @@
 // A large answer of a preview carried by the kernel: once toolgate has written the answer's head (its
 // headers rewritten, src/preview/headers.ts), the rest of a body of known length goes from the
 // connection into the session straight to the browser's socket with splice(2) (the splice forwarder of
-// the egress path, src/lib/splice-forwarder.ts), never through this process's memory. Copying a body
+// the egress path, src/network/splice-forwarder.ts), never through this process's memory. Copying a body
 // here cost a read and a write of every byte in JavaScript, a third process's work on top of the app's
 // and the client's: a download through a preview ran at about a third of the direct speed on two cores
 // (docs/performance.md, "Previews"). Until the forwarder has started (a process start), the body is
@@ -11,7 +11,7 @@
 // forwarder ends it when its budget, the body's last byte, is spent (the head said `Connection: close`).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type net from 'node:net';
-import { handOff, spliceAvailable, type Handoff } from '../lib/splice-forwarder.js';
+import { handOff, spliceAvailable, type Handoff } from '../network/splice-forwarder.js';
 
 /** Bodies at least this long are spliced: below it, a forwarder's start costs more than the copy. */
 export const SPLICE_BODY_BYTES = 4 * 1024 * 1024;

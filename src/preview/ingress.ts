@@ -11,7 +11,7 @@ import { chmod, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { toolgateError } from '../lib/errors.js';
-import { probeSplice } from '../lib/splice-forwarder.js';
+import { probeSplice } from '../network/splice-forwarder.js';
 import { INGRESS_SOCKET_FILE } from '../runtime/backends/env.js';
 import type { SessionRuntime } from '../runtime/session-runtime.js';
 

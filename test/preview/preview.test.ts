@@ -7,7 +7,7 @@ import { ADMIN_KEY, startApp, type TestApp } from '../helpers/app.js';
 import { needs } from '../helpers/requires.js';
 import { linkKey, signLink } from '../../src/preview/links.js';
 import { bigPattern, PREVIEW_APP, startPreviewApp, webSocketRoundTrips } from './preview-app.js';
-import { probeSplice } from '../../src/lib/splice-forwarder.js';
+import { probeSplice } from '../../src/network/splice-forwarder.js';
 import { SPLICE_BODY_BYTES } from '../../src/preview/body-splice.js';
 
 // The docker project (vitest.config.ts) runs this file again with the runtime in a container of the python
