@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
 import { CHILD_ADMIN_KEY, callTool, freePort, REPO_ROOT, startChildServer } from '../ops/child-server.js';
 
@@ -17,7 +17,7 @@ const title = enabled
   : 'production bundle (skipped: set TOOLGATE_BUNDLE_TEST=1 to run it; .ci/run does)';
 
 const npm = (cwd: string, args: string[]) =>
-  execFileSync('npm', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: 600_000 });
+  execFileSync('npm', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: 1_200_000 });
 
 /** What `npm prune --omit=dev` must leave out: development tools, the bundler, and the optional backends. */
 const LEFT_OUT = [
@@ -34,8 +34,13 @@ const LEFT_OUT = [
 
 describe.skipIf(!enabled)(title, () => {
   let appDir = '';
+  // In memory where there is /dev/shm (as the install test): a clean install writes some 30,000 files,
+  // which took over 10 minutes on a busy shared disk here.
+  afterAll(() => {
+    if (appDir.startsWith('/dev/shm/')) rmSync(appDir, { recursive: true, force: true });
+  }, 120_000);
   beforeAll(() => {
-    appDir = tempDir('toolgate-bundle-');
+    appDir = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/toolgate-bundle-') : tempDir('toolgate-bundle-');
     // COPY package.json package-lock.json ./ ; COPY tsconfig.json tsconfig.build.json ./ ; COPY src ./src
     for (const file of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
       cpSync(path.join(REPO_ROOT, file), path.join(appDir, file));
@@ -48,7 +53,7 @@ describe.skipIf(!enabled)(title, () => {
     npm(appDir, ['prune', '--omit=dev']);
     // The runtime stage's COPY console ./console: the console's static files beside dist/.
     cpSync(path.join(REPO_ROOT, 'console'), path.join(appDir, 'console'), { recursive: true });
-  }, 900_000);
+  }, 2_400_000);
 
   /** Starts dist/ with `env` added and waits for it to stop (a start that fails stops at once). */
   const failedStart = async (env: Record<string, string>) => {
