@@ -1,22 +1,34 @@
 # syntax=docker/dockerfile:1
 # toolgate container. Build stage: `npm ci` (nothing to compile), `npm run build` (tsc → dist/),
-# `npm prune --omit=dev`. Runtime stage: Node on Debian slim with ripgrep and bubblewrap, a non-root
-# user, data in the /data volume. test/ops/bundle.test.ts runs the same build steps and start command.
+# `npm prune --omit=dev`, then the optional backends the image supports (BACKEND_PACKAGES). Runtime
+# stage: Node on Debian slim with ripgrep and bubblewrap, a non-root user, data in the /data volume.
+# test/system/bundle.test.ts runs the same build steps and start command.
 # The newest LTS line. On Node 22 and later toolgate loads better-sqlite3 13 (N-API, prebuilt in its
 # package; see src/store/sqlite-driver.ts), so the build stage needs no compiler: better-sqlite3 12, the
 # Node 20 driver, is an optional dependency whose build may fail here without failing npm ci.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
+# What the image supports: the default features (the bwrap and unisolated runtimes, SQLite, every tool but
+# the language servers' answers), plus the optional backends whose npm packages are named here, from
+# package.json's optional peerDependencies (docs/operations.md, "Optional backends"). The default, pg,
+# serves the PostgreSQL setups (docker-compose.yml's replicas profile, deploy/kubernetes/replicas). Add
+# @kubernetes/client-node for the kubernetes backend (deploy/kubernetes), "pyright
+# typescript-language-server typescript" for the language servers behind the code tools, dockerode for
+# the docker backend (which needs the engine's socket mounted). A backend chosen without its package
+# stops the start with one line naming the package.
+ARG BACKEND_PACKAGES="pg"
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 # The build writes the runtime bundle once (dist/src/runtime/runtime.cjs, src/runtime/bundle.ts), so the
-# image does not bundle at each start (esbuild is loaded only where that file is missing). esbuild and tsx
-# stay production dependencies: `npm ci --omit=dev && npm start` runs from source with them.
+# image never bundles: esbuild, tsx and TypeScript are development dependencies, and the prune removes
+# them with the other development tools and the optional backends' packages.
 RUN npm run build && npm prune --omit=dev
+COPY docker/install-backends.sh ./docker/
+RUN sh docker/install-backends.sh ${BACKEND_PACKAGES} && rm -r docker
 # What the runtime never loads: better-sqlite3 13's prebuilt binaries for the other platforms and its
 # SQLite sources (it loads prebuilds/<platform>-<arch>.node, N-API), and on Node 22 and later
 # better-sqlite3 12, the Node 20 driver (src/store/sqlite-driver.ts), with its sources and build tree.

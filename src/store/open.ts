@@ -4,6 +4,7 @@
 import path from 'node:path';
 import type { Migration, SqlDatabase } from './sql.js';
 import { applyMigrations } from './migrate.js';
+import { loadPostgres } from './drivers/postgres/load.js';
 
 export interface DatabaseChoice {
   readonly dataDir: string;
@@ -22,7 +23,7 @@ export async function openSqlDatabase(
     if (!isPostgresUrl(choice.url)) {
       throw new Error('the database URL must start with postgres:// or postgresql://');
     }
-    const { openPostgres } = await import('./drivers/postgres/open.js');
+    const { openPostgres } = await loadPostgres();
     return openPostgres(choice.url, migrations);
   }
   const { SqliteDatabase } = await import('./drivers/sqlite/database.js');

@@ -55,6 +55,30 @@ describe('container files', () => {
     expect(steps.find((s) => s.op === 'HEALTHCHECK')?.args).toContain('/healthz');
   });
 
+  it('the image adds the optional backends BACKEND_PACKAGES names, after the prune, each an optional package', () => {
+    const steps = dockerInstructions(read('Dockerfile'));
+    const arg = steps.find((s) => s.op === 'ARG' && s.args.startsWith('BACKEND_PACKAGES='))?.args ?? '';
+    const names = /^BACKEND_PACKAGES="([^"]*)"$/.exec(arg)?.[1].split(/\s+/).filter(Boolean) ?? [];
+    const { peerDependencies } = JSON.parse(read('package.json')) as {
+      peerDependencies: Record<string, string>;
+    };
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(peerDependencies[name], name).toBeDefined();
+    const runs = steps.filter((s) => s.op === 'RUN').map((s) => s.args);
+    const prune = runs.findIndex((r) => r.includes('npm prune --omit=dev'));
+    const add = runs.findIndex((r) => r.includes('sh docker/install-backends.sh ${BACKEND_PACKAGES}'));
+    expect(prune).toBeGreaterThanOrEqual(0);
+    expect(add).toBeGreaterThan(prune);
+  });
+
+  it('install-backends.sh refuses a name that is not an optional package, before npm runs', () => {
+    const script = path.join(REPO_ROOT, 'docker/install-backends.sh');
+    execFileSync('sh', ['-n', script]);
+    const refused = spawnSync('sh', [script, 'pg', 'left-pad'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr.trim()).toMatch(/^left-pad is not an optional package of toolgate \(.*dockerode/);
+  });
+
   it('the build stage needs no compiler: it installs none, on a Node line that loads the prebuilt driver', () => {
     const steps = dockerInstructions(read('Dockerfile'));
     const runtimeFrom = steps.findIndex((s, i) => s.op === 'FROM' && i > 0 && / AS runtime$/i.test(s.args));

@@ -18,6 +18,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
 
@@ -52,8 +53,9 @@ function nodeOfLine(line: number): string {
   }).trim();
 }
 
-// Loads the store's driver module as the service does and runs one query.
-const CHECK = `import { Database, sqliteDriver } from './src/store/sqlite-driver.ts';
+// Loads the store's driver module as the service does and runs one query. A production install has no
+// tsx (a development dependency), so the module is compiled to JavaScript first, as `npm run build` does.
+const CHECK = `import { Database, sqliteDriver } from './sqlite-driver.mjs';
 const db = new Database(':memory:');
 console.log(JSON.stringify({ driver: sqliteDriver, sqlite: db.prepare('select sqlite_version() as v').get().v }));
 `;
@@ -122,10 +124,17 @@ describe.skipIf(!enabled)(title, () => {
       ? mkdtempSync('/dev/shm/toolgate-install-')
       : tempDir('toolgate-install-');
     made.push(bin, appDir);
-    for (const file of ['package.json', 'package-lock.json', 'src/store/sqlite-driver.ts']) {
+    for (const file of ['package.json', 'package-lock.json']) {
       cpSync(path.join(REPO_ROOT, file), path.join(appDir, file));
     }
-    writeFileSync(path.join(appDir, 'check.ts'), CHECK);
+    const driver = readFileSync(path.join(REPO_ROOT, 'src/store/sqlite-driver.ts'), 'utf8');
+    writeFileSync(
+      path.join(appDir, 'sqlite-driver.mjs'),
+      ts.transpileModule(driver, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText,
+    );
+    writeFileSync(path.join(appDir, 'check.mjs'), CHECK);
     // This machine's environment (its registry, proxy and CA settings) minus whatever names a compiler.
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -148,7 +157,7 @@ describe.skipIf(!enabled)(title, () => {
       '--no-fund',
     ]);
     expect(ci.status, `npm ci on Node ${line}:\n${ci.stdout}\n${ci.stderr}`).toBe(0);
-    return { appDir, run, check: run('node', ['node_modules/tsx/dist/cli.mjs', 'check.ts']) };
+    return { appDir, run, check: run('node', ['check.mjs']) };
   };
 
   // The whole install (as the README says) on the container's line; the production dependencies, where

@@ -8,6 +8,7 @@ import type { Workspace } from '../../runtime/workspace.js';
 import { languageOf } from '../languages.js';
 import { timeout, type Diagnostic, type LspClient, type Location } from './client.js';
 import type { LspManager } from './manager.js';
+import { missingServerPackages } from './packages.js';
 import { servedBy } from './servers.js';
 
 /** The service's language servers and how long a call waits for them. */
@@ -41,6 +42,16 @@ export function serverFor(ctx: LspContext, file: string): string | undefined {
   if (!language || !ctx.services.lsp) return undefined;
   const { server } = servedBy(language);
   return ctx.services.lsp.manager.serves(server, ctx.workspace.runtime) ? server : undefined;
+}
+
+/** Why no server serves these files when that is for want of its npm packages (one line); else undefined. */
+export function missingPackagesFor(files: readonly string[]): string | undefined {
+  const servers = new Set(files.map((file) => languageOf(file)).map((lang) => lang && servedBy(lang).server));
+  for (const server of servers) {
+    const missing = server && missingServerPackages(server);
+    if (missing) return missing;
+  }
+  return undefined;
 }
 
 /**

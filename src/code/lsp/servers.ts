@@ -1,11 +1,12 @@
 // The language servers toolgate offers and how each starts inside a session runtime: the two that ship
 // as npm packages (typescript-language-server with TypeScript, pyright) run on the runtime's own Node.js
 // from their package folders, which the runtime mounts read-only at their host paths; gopls,
-// rust-analyzer and jdtls run when the runtime's PATH has them (toolchain images provide them).
-import { createRequire } from 'node:module';
+// rust-analyzer and jdtls run when the runtime's PATH has them (toolchain images provide them). The npm
+// ones are optional packages, left out of a production install (packages.ts).
 import path from 'node:path';
 import type { LanguageId } from '../languages.js';
 import type { ServerSpec } from './manager.js';
+import { packageDir } from './packages.js';
 
 /** The PATH commands get inside a runtime (runtime/backends/env.ts); /usr is the host's, read-only. */
 export const RUNTIME_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -32,14 +33,6 @@ export interface ServerTable {
 }
 
 const quote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
-/** The folder of an installed npm package (found from here, as Node resolves it). */
-const packageDir = (name: string): string | undefined => {
-  try {
-    return path.dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
-  } catch {
-    return undefined;
-  }
-};
 
 /** `onPath` says whether a binary is in one of RUNTIME_PATH's folders (the host's, which the runtime sees). */
 export function serverTable(onPath: (binary: string) => boolean): ServerTable {

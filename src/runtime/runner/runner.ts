@@ -7,6 +7,8 @@ import type { ContainerBackendConfig, SandboxMode } from '../../config.js';
 import { toolgateError } from '../../lib/errors.js';
 import { runtimeBundle } from '../bundle.js';
 import { bwrapRuntimeBackend } from '../backends/bwrap.js';
+import { loadDockerBackend } from '../backends/docker/load.js';
+import { loadKubernetesBackend } from '../backends/kubernetes/load.js';
 import type { RuntimeBackend } from '../backends/types.js';
 import { unisolatedRuntimeBackend } from '../backends/unisolated.js';
 import { PidsCgroups } from './cgroup.js';
@@ -139,19 +141,16 @@ async function probeBwrap(bwrap: string, layout: HostLayout, sandboxDir: string)
 
 /**
  * The container backends, imported here and only here, late: their clients (dockerode, the Kubernetes
- * client) are loaded only when the operator chose them. A backend that cannot start stops the service
+ * client) are loaded only when the operator chose them, and a production install may lack them (each
+ * backend's load.ts then names the package and the command that adds it). A backend that cannot start stops the service
  * with the reason: unlike `auto`, a container backend was asked for by name.
  */
 async function containerBackend(containers: ContainerBackendConfig, dataDir: string): Promise<Backend> {
   const bundle = runtimeBundle();
   const runtime =
     containers.type === 'docker'
-      ? await (
-          await import('../backends/docker/index.js')
-        ).createDockerBackend(containers, { dataDir, bundle })
-      : await (
-          await import('../backends/kubernetes/index.js')
-        ).createKubernetesBackend(containers, { dataDir });
+      ? await (await loadDockerBackend()).createDockerBackend(containers, { dataDir, bundle })
+      : await (await loadKubernetesBackend()).createKubernetesBackend(containers, { dataDir });
   return {
     status: { backend: runtime.name, isolated: true, available: true, detail: runtime.detail },
     runtime,

@@ -3,7 +3,13 @@
 import { Type, type Static } from 'typebox';
 import { toolgateError } from '../../lib/errors.js';
 import { defineTool } from '../../contract/tool.js';
-import { compareDiagnostics, lspDiagnostics, lspSession, serverFor } from '../../code/lsp/answers.js';
+import {
+  compareDiagnostics,
+  lspDiagnostics,
+  lspSession,
+  missingPackagesFor,
+  serverFor,
+} from '../../code/lsp/answers.js';
 import { DiagnosticSchema as Diagnostic } from '../../code/lsp/edit-diagnostics.js';
 import { codeSnapshot, resolveScope } from '../../code/tool-shared.js';
 
@@ -66,11 +72,16 @@ export default defineTool({
       if (server) byServer.set(server, [...(byServer.get(server) ?? []), file]);
     }
     if (!byServer.size) {
+      // A server this install left out (a production install has no language servers) says which
+      // package it lacks and the command that adds it.
+      const missing = ctx.services.lsp ? missingPackagesFor(candidates) : undefined;
       throw toolgateError(
         'UNSUPPORTED_LANGUAGE',
-        ctx.services.lsp
-          ? `No language server serves the source files in ${scope.relative}`
-          : 'Language servers are turned off on this service',
+        !ctx.services.lsp
+          ? 'Language servers are turned off on this service'
+          : missing
+            ? `No language server serves the source files in ${scope.relative}: ${missing}`
+            : `No language server serves the source files in ${scope.relative}`,
         { suggestion: 'Run the build or the type checker with run_command instead.' },
       );
     }

@@ -1,5 +1,6 @@
 // `npm start` on the embedded default never loads a container client: dockerode and the Kubernetes client
-// are imported only inside their backends' folders, and those folders only through a dynamic import().
+// are imported only inside their backends' folders, and those folders only through their load.ts, which
+// imports the backend with a dynamic import() (and names the package when a production install lacks it).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,11 +18,11 @@ describe('container backends are imported lazily', () => {
     expect(importers).toContain('runtime/backends/kubernetes/index.ts');
   });
 
-  it('nothing outside them imports their folders statically; the runner imports them with import()', () => {
+  it('nothing outside them imports their folders statically but their load.ts, which uses import()', () => {
     const staticImporters = files.filter(
       (f) =>
         !/^runtime\/backends\/(docker|kubernetes)\//.test(f) &&
-        [/backends\/docker\//, /backends\/kubernetes\//].some((folder) =>
+        [/backends\/docker\/(?!load\.js')/, /backends\/kubernetes\/(?!load\.js')/].some((folder) =>
           source(f)
             .split('\n')
             .some(
@@ -30,7 +31,14 @@ describe('container backends are imported lazily', () => {
         ),
     );
     expect(staticImporters).toEqual([]);
-    expect(source('runtime/runner/runner.ts')).toMatch(/await import\('\.\.\/backends\/docker\/index\.js'\)/);
+    for (const backend of ['docker', 'kubernetes']) {
+      const loader = source(`runtime/backends/${backend}/load.ts`);
+      expect(loader).toMatch(/import\('\.\/index\.js'\)/);
+      expect(loader.split('\n').filter((line) => /^\s*import\s.*from\s/.test(line))).toEqual([
+        expect.stringContaining('lib/optional-package.js'),
+      ]);
+    }
+    expect(source('runtime/runner/runner.ts')).toMatch(/await loadDockerBackend\(\)/);
     expect(STATIC_IMPORT('dockerode').test(source('runtime/runner/runner.ts'))).toBe(false);
   });
 });
