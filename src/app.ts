@@ -8,6 +8,7 @@ import { registerHostCheck } from './http/host-check.js';
 import { registerErrorEnvelope, sendFrameworkError } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { loggerOptions, registerRequestLog } from './http/request-log.js';
+import { lazyChildLogger } from './http/request-logger.js';
 import { activeTraceFields, registerRequestTrace } from './http/request-trace.js';
 import type { Tracing } from './ops/trace.js';
 import { schemaValidatorCompiler } from './http/validator-compiler.js';
@@ -82,6 +83,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
           },
     // Our own onResponse hook writes the one line per request (with session and tool).
     logController: new LogController({ disableRequestLogging: true }),
+    // Each request's child logger is made only if something logs through it (request-logger.ts).
+    ...(options.logger === false ? {} : { childLoggerFactory: lazyChildLogger }),
     bodyLimit: config.limits.bodyLimitBytes,
     // The previews' host-name form: a request for P-<key>.<preview domain> is routed to the preview.
     ...(config.preview.domain ? { rewriteUrl: previewHostRewrite(config.preview.domain) } : {}),

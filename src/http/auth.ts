@@ -44,6 +44,15 @@ const tooManyFailures = (retryAfterSeconds: number) =>
     headers: { 'retry-after': String(retryAfterSeconds) },
   });
 
+/** Tokens whose digests auth keeps (see knownDigests); past it the map starts again. */
+const KNOWN_TOKENS_MAX = 4096;
+
+/** A token's SHA-256, as compared with the keys' and as the session store's key. */
+interface TokenDigest {
+  bytes: Buffer;
+  hex: string;
+}
+
 export function registerAuth(app: FastifyInstance): void {
   const adminDigest = digest(app.services.adminKey.key);
   const namedKeys = Object.entries(app.services.config.apiKeys).map(([name, key]) => ({
@@ -76,6 +85,24 @@ export function registerAuth(app: FastifyInstance): void {
     throw error;
   };
 
+  // The digest of each token that authenticated lately, by the token: a client sends its token on every
+  // call, and hashing it each time was a measurable part of a call's cost. Only tokens that passed are
+  // kept (a guesser cannot fill it), a bounded number, and a hit still goes through the checks below
+  // (the admin comparison, the session store's own cache with its expiry), so a deleted or expired
+  // session is refused as before; the map holds what every request's headers hold anyway.
+  const knownDigests = new Map<string, TokenDigest>();
+  const digestOf = (token: string): TokenDigest => {
+    const known = knownDigests.get(token);
+    if (known) return known;
+    const bytes = digest(token);
+    return { bytes, hex: bytes.toString('hex') };
+  };
+  const remember = (token: string, tokenDigest: TokenDigest) => {
+    if (knownDigests.has(token)) return;
+    if (knownDigests.size >= KNOWN_TOKENS_MAX) knownDigests.clear();
+    knownDigests.set(token, tokenDigest);
+  };
+
   app.decorateRequest('principal', null);
   /**
    * Authenticates the request; returns the error to count as a failed attempt, or undefined. A token
@@ -88,27 +115,32 @@ export function registerAuth(app: FastifyInstance): void {
     if (!header) return unauthorized(request, 'missing', 'Missing bearer token');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) return unauthorized(request, 'invalid', 'Authorization header must be "Bearer <token>"');
-    // One hash per request: compared with the admin key's, and the key of the session lookup.
-    const tokenDigest = digest(match[1]);
-    if (timingSafeEqual(tokenDigest, adminDigest)) {
+    // At most one hash per request: compared with the admin key's, and the key of the session lookup.
+    const token = match[1];
+    const tokenDigest = digestOf(token);
+    if (timingSafeEqual(tokenDigest.bytes, adminDigest)) {
       request.principal = { kind: 'admin' };
+      remember(token, tokenDigest);
       return undefined;
     }
     for (const named of namedKeys) {
-      if (timingSafeEqual(tokenDigest, named.digest)) {
+      if (timingSafeEqual(tokenDigest.bytes, named.digest)) {
         request.principal = { kind: 'admin', key: named.name };
+        remember(token, tokenDigest);
         return undefined;
       }
     }
-    const hash = tokenDigest.toString('hex');
+    const hash = tokenDigest.hex;
     const cached = app.services.sessions.cachedByTokenHash(hash);
     if (cached) {
       request.principal = { kind: 'session', session: cached };
+      remember(token, tokenDigest);
       return undefined;
     }
     return app.services.sessions.getByTokenHash(hash).then((session) => {
       if (!session) return unauthorized(request, 'invalid', 'Invalid or expired token');
       request.principal = { kind: 'session', session };
+      remember(token, tokenDigest);
       return undefined;
     });
   };

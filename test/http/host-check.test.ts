@@ -78,6 +78,17 @@ describe('Host and Origin checks (DNS rebinding)', () => {
     expect((await t.admin(t.http.get('/v1/sessions')).set('host', '127.0.0.1:9')).status).toBe(200);
   });
 
+  it('decides each Host value again however the ones before it went (allowed values are remembered)', async () => {
+    const status = async (host: string) =>
+      (await t.admin(t.http.get('/v1/sessions')).set('host', host)).status;
+    for (let round = 0; round < 2; round++) {
+      expect(await status('127.0.0.1:8080')).toBe(200);
+      expect(await status('evil.example.com')).toBe(403);
+      expect(await status('tools.example.com')).toBe(200);
+      expect(await status('127.0.0.1.evil.example.com')).toBe(403);
+    }
+  });
+
   it('answers the names a proxy forwards once they are listed (config file and environment)', async () => {
     expect((await mcp({ host: 'tools.example.com' })).status).toBe(200);
     expect((await mcp({ host: 'tools.example.com', origin: 'https://tools.example.com' })).status).toBe(200);

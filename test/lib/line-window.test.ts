@@ -53,3 +53,57 @@ describe('LineWindow', () => {
     });
   });
 });
+
+describe('LineWindow.pushWhole', () => {
+  const long = 'x'.repeat(MAX_LINE_CHARS + 1);
+  const texts = [
+    '',
+    '\n',
+    '\n\n',
+    'a',
+    'a\nb\nc\n',
+    'a\nb\nc',
+    'x\r\ny\r\n',
+    'é\n€\n😀\n',
+    `${long}\nshort\n`,
+    `${'y'.repeat(MAX_LINE_CHARS)}\n`,
+    'aaaa\nbbbb\ncccc\n',
+  ];
+  const windows = [
+    { offset: 1, limit: 10, maxBytes: 1 << 20 },
+    { offset: 1, limit: 2, maxBytes: 1 << 20 },
+    { offset: 2, limit: 10, maxBytes: 1 << 20 },
+    { offset: 1, limit: 10, maxBytes: 10 },
+    { offset: 1, limit: 10, maxBytes: 15 },
+    { offset: 1, limit: 10, maxBytes: 3 },
+  ];
+  const cases = texts.flatMap((text) => windows.map((window) => ({ text, ...window })));
+
+  it.each(cases)(
+    'gives what push and end give: $text.length chars from line $offset, $limit lines, $maxBytes bytes',
+    ({ text, offset, limit, maxBytes }) => {
+      const pushed = new LineWindow(offset, limit, maxBytes);
+      // Split anywhere: a chunk boundary must not change what the window holds.
+      pushed.push(text.slice(0, 3));
+      pushed.push(text.slice(3));
+      pushed.end();
+      const whole = new LineWindow(offset, limit, maxBytes);
+      whole.pushWhole(text);
+      const seen = (w: LineWindow) => ({
+        content: w.content,
+        lineCount: w.lineCount,
+        totalLines: w.totalLines,
+        linesCut: w.linesCut,
+        budgetHit: w.budgetHit,
+      });
+      expect(seen(whole)).toEqual(seen(pushed));
+      expect(pushed.content).toBe(pushed.lines.join('\n'));
+    },
+  );
+
+  it('takes a text it holds whole as its content without splitting it into lines', () => {
+    const window = new LineWindow(1, 10, 1 << 20);
+    window.pushWhole('a\nb\n');
+    expect(window).toMatchObject({ content: 'a\nb', lineCount: 2, totalLines: 2, lines: [] });
+  });
+});

@@ -131,6 +131,8 @@ describe('sessions', () => {
     const s = await t.createSession({ files: { 'a.txt': 'a' } });
     const dir = t.app.services.workspaces.dirFor(s.id);
     expect(existsSync(path.join(dir, 'a.txt'))).toBe(true);
+    // Used first: auth keeps the digest of a token that passed, which must not outlive its session.
+    await t.call(s, 'read_file', { path: 'a.txt' }).expect(200);
     const del = await t.admin(t.http.delete(`/v1/sessions/${s.id}`));
     expect(del.status).toBe(204);
     expect(existsSync(dir)).toBe(false);

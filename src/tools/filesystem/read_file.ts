@@ -57,11 +57,9 @@ export default defineTool({
       });
     }
     const decoder = new StringDecoder('utf8');
-    let text = decoder.write(file.bytes);
+    let text = decoder.write(file.bytes) + decoder.end();
     if (text.startsWith(UTF8_BOM)) text = text.slice(1);
-    window.push(text);
-    window.push(decoder.end());
-    window.end();
+    window.pushWhole(text);
     const { totalLines } = window;
     if (input.offset > totalLines && totalLines > 0) {
       throw toolgateError(
@@ -79,11 +77,11 @@ export default defineTool({
       mtimeMs: file.stat.mtimeMs,
       size: file.stat.size,
     });
-    const endLine = input.offset + window.lines.length - 1;
+    const endLine = input.offset + window.lineCount - 1;
     const truncated = endLine < totalLines;
     return {
       path: file.relative,
-      content: window.lines.join('\n'),
+      content: window.content,
       startLine: input.offset,
       endLine,
       totalLines,
