@@ -11,7 +11,7 @@ const SRC = path.resolve(import.meta.dirname, '../../src');
 /** Files outside the runtime allowed to use node:fs or child_process, and why. */
 const ALLOWED: Record<string, string> = {
   'cpu/cpu-worker.ts': 'reads /proc/thread-self to lower its own thread priority (never a workspace path)',
-  'config.ts': 'reads the config file',
+  'config/read-file.ts': 'reads the config file',
   'contract/plugins.ts': "loads plugin modules from the operator's plugin dir",
   'routes/health.ts': 'checks the data dir and the workspaces base dir are writable',
   'jobs/job-log.ts': 'job logs live in the data dir',
