@@ -615,8 +615,19 @@ describe.skipIf(needs('chromium', `the ${title}`))(title, { timeout: 45_000 }, (
       await (await call(agent, 'expose_port', { port })).json();
       const item = `#ports li[data-port="${port}"]`;
       await page.waitForSelector(`${item} .pill-listening`);
-      await page.click(`${item} button.view`);
-      const frame = await (await page.waitForSelector('#preview-view iframe.preview-frame'))!.contentFrame();
+      // The panel redraws when a tool's end arrives on the event stream (run_command, expose_port), so a
+      // click may land on a list just replaced: click again until the view shows the frame or an error.
+      let shown: Awaited<ReturnType<typeof page.waitForSelector>> = null;
+      for (let attempt = 0; attempt < 3 && !shown; attempt++) {
+        await page.click(`${item} button.view`);
+        shown = await page
+          .waitForSelector('#preview-view iframe.preview-frame, #preview-view p.empty', { timeout: 5_000 })
+          .catch(() => null);
+      }
+      expect(await shown?.evaluate((el) => (el.tagName === 'IFRAME' ? 'frame' : el.textContent))).toBe(
+        'frame',
+      );
+      const frame = (await shown!.contentFrame())!;
       await frame.waitForSelector('#hello[data-ran="yes"]');
       expect(await frame.$eval('#hello', (el) => el.textContent)).toBe('hello from the preview');
       // The inline view is an opaque origin: the app cannot read the console's sessionStorage (the key).
