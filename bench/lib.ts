@@ -19,6 +19,12 @@ export interface BenchServer {
 
 export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-bench-'));
+  // A bench stopped by Ctrl-C or `timeout` ends without close(): remove its data dir all the same.
+  const removeAndExit = (signal: NodeJS.Signals) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', removeAndExit).once('SIGTERM', removeAndExit);
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
     TOOLGATE_API_KEY: ADMIN_KEY,
@@ -43,6 +49,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
       return (await res.json()) as { id: string; token: string };
     },
     async close() {
+      process.off('SIGINT', removeAndExit).off('SIGTERM', removeAndExit);
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
