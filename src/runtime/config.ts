@@ -1,5 +1,5 @@
 // The session runtime's config: when an idle or hung runtime is stopped (`runtime`,
-// TOOLGATE_RUNTIME_IDLE_SECONDS), and the terminals and code kernels a session keeps in it.
+// TOOLGATE_RUNTIME_IDLE_SECONDS), the sessions' CPU weight against the service, and the terminals and code kernels a session keeps in it.
 import { Type, type Static } from 'typebox';
 import { parseInteger, type Env } from '../config/env.js';
 import { withDefaults } from '../config/section.js';
@@ -15,6 +15,16 @@ export const RuntimeSchema = Type.Object(
       exclusiveMinimum: 0,
       default: 10,
       description: 'A runtime that does not answer a ping for this long while busy is killed and restarted',
+    }),
+    cpuWeight: Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      default: 10,
+      description:
+        "The CPU weight of all session runtimes together against the service's process (cgroup v2's scale: " +
+        "100 is an equal share). Low: when both want the CPU, the service's event loop gets it first and the " +
+        'sessions share the rest equally; an idle service takes nothing from them. bwrap and none backends, ' +
+        'where a cpu cgroup is writable (docs/runtime.md)',
     }),
   },
   { additionalProperties: false },

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { ToolLogger } from '../lib/logger.js';
 import type { Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
+import type { SessionCpuGroups } from './runner/cpu-cgroup.js';
 import type { OverlayMount, RuntimeBackend } from './backends/types.js';
 import { SessionRuntime, type EgressLease } from './session-runtime.js';
 import type { NetworkPolicy } from '../config.js';
@@ -39,6 +40,8 @@ export interface RuntimeManagerOptions {
   /** The overlay a forked session's workspace is made of (undefined: a plain directory). */
   readonly overlayFor?: (sessionId: string) => OverlayMount | undefined;
   readonly cgroups?: PidsCgroups;
+  /** The sessions' cpu cgroups (bwrap, none): each runtime starts in one of its own. */
+  readonly cpuGroups?: SessionCpuGroups;
   /** Host directory of the ingress socket (src/preview/ingress.ts), shown to every session runtime. */
   readonly ingressDir?: string;
   readonly logger: ToolLogger;
@@ -74,6 +77,11 @@ export class RuntimeManager {
     private readonly options: RuntimeManagerOptions,
   ) {}
 
+  /** The sessions' cpu cgroups, when this host has them (the CPU pool's threads join them too). */
+  get cpuGroups(): SessionCpuGroups | undefined {
+    return this.options.cpuGroups;
+  }
+
   /** How a runtime reaches out: through an egress socket under the policy, or not at all. */
   private egressOpener(
     sessionId: string,
@@ -107,6 +115,7 @@ export class RuntimeManager {
         readOnlyPaths: this.options.readOnlyPaths,
         overlay: () => this.options.overlayFor?.(session.id),
         cgroups: this.options.cgroups,
+        cpuGroups: this.options.cpuGroups,
         tracing: this.options.tracing,
         image: session.image ?? undefined,
         admit: (): Promise<void> => this.admission?.(runtime!) ?? Promise.resolve(),
@@ -161,6 +170,7 @@ export class RuntimeManager {
         overlay: () => this.options.overlayFor?.(session.id),
         image: session.image ?? undefined,
         transient: true,
+        cpuGroups: this.options.cpuGroups,
         admit: (): Promise<void> => this.admission?.(runtime) ?? Promise.resolve(),
       },
       {

@@ -7,6 +7,7 @@ import type { CancelSignal } from '../lib/cancellation.js';
 import { isToolgateError } from '../lib/errors.js';
 import { failSpan, inSpan, tracedParent, type Tracing } from '../ops/trace.js';
 import type { PidsCgroups } from './runner/cgroup.js';
+import type { SessionCpuGroups } from './runner/cpu-cgroup.js';
 import { SANDBOX_WORKSPACE } from './runner/bwrap-args.js';
 import type { ExitInfo, SandboxedProcess, ResourceLimits } from './runner/types.js';
 import type { OverlayMount, RuntimeBackend } from './backends/types.js';
@@ -67,6 +68,8 @@ export interface RuntimeOptions {
   /** A runtime that does not answer a ping within this while it has work outstanding is killed. */
   readonly hangMs: number;
   readonly cgroups?: PidsCgroups;
+  /** The sessions' cpu cgroups: each start of this runtime runs in a group of its own (RuntimeStart.cpuGroup). */
+  readonly cpuGroups?: SessionCpuGroups;
   /** When tracing is on: each operation and command of a traced call is a child span of it. */
   readonly tracing?: Tracing;
   /** The session's image key (container backends). */
@@ -163,6 +166,7 @@ export class SessionRuntime {
     const began = performance.now();
     this.stoppedOnPurpose = false;
     const egress = await this.egress?.();
+    const cpuGroup = this.options.cpuGroups?.create(this.sessionId);
     let child;
     try {
       child = this.backend.start({
@@ -176,14 +180,17 @@ export class SessionRuntime {
         overlay: this.options.overlay?.(),
         image: this.options.image,
         transient: this.options.transient,
+        cpuGroup,
       });
     } catch (err) {
+      cpuGroup?.remove();
       await egress?.close();
       throw err;
     }
     const connection = new RuntimeConnection(child, (line) => this.events.stderr(this.sessionId, line));
     void connection.closed.then(() => {
       void egress?.close();
+      cpuGroup?.remove();
       // Commands die with their runtime: the pid namespace sees to it with bwrap; unisolated, their
       // process groups and cgroups are killed here.
       for (const kill of this.commandKillers) kill();

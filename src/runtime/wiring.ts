@@ -14,6 +14,7 @@ import type { WorkspaceManager } from '../sandbox/workspaces.js';
 import type { SessionStore } from '../store/sessions.js';
 import type { RuntimeBackend } from './backends/types.js';
 import { RuntimeManager } from './manager.js';
+import { SessionCpuGroups } from './runner/cpu-cgroup.js';
 import { createRunner, type CommandRunner, type RunnerOptions } from './runner/runner.js';
 
 /** The command runner for the configured sandbox; what keeps sessions from running is logged once. */
@@ -42,7 +43,13 @@ export function wireRuntimes(
   },
 ): RuntimeManager {
   const { runner, workspaces } = parts;
-  return new RuntimeManager(runner.runtimeBackend, {
+  const backend = runner.runtimeBackend;
+  // Container runtimes are in cgroups of their engine's (docker's CpuShares: container-spec.ts).
+  const cpuGroups =
+    backend.name === 'bwrap' || backend.name === 'none'
+      ? SessionCpuGroups.detect(config.runtime.cpuWeight)
+      : undefined;
+  return new RuntimeManager(backend, {
     workspacesDir: workspaces.baseDir,
     ingressDir: parts.ingress.root,
     overlayFor: (id) => workspaces.overlays?.mountFor(id),
@@ -56,6 +63,7 @@ export function wireRuntimes(
     hangMs: config.runtime.hangSeconds * 1000,
     quotaBytes: config.limits.workspaceMaxBytes,
     cgroups: runner.cgroups,
+    cpuGroups,
     logger,
     tracing: parts.tracing,
   });

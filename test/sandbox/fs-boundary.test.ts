@@ -27,6 +27,7 @@ const ALLOWED: Record<string, string> = {
   'sandbox/overlay-workspaces.ts':
     "forks' lower trees (hard links to snapshot blobs), upper and work dirs in the data dir; never looks into a workspace",
   'runtime/runner/cgroup.ts': 'pids cgroups under /sys/fs/cgroup',
+  'runtime/runner/cpu-cgroup.ts': "the sessions' cpu cgroups under /sys/fs/cgroup",
   'runtime/runner/host.ts': "the sandbox's generated /etc files, the host layout of /bin and /lib",
   'runtime/runner/runner.ts': 'probes bwrap with a scratch workspace of its own',
   'runtime/runner/spawn.ts': "starts the bwrap probe (the runtimes' commands start inside them)",

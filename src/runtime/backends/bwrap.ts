@@ -13,6 +13,7 @@ import {
   SANDBOX_INGRESS_DIR,
 } from './env.js';
 import { withOverlay } from './overlay-mount.js';
+import { launchInCpuGroup } from '../runner/cpu-cgroup.js';
 
 const NODE = '/toolgate/node';
 const BUNDLE = '/toolgate/runtime.cjs';
@@ -70,9 +71,12 @@ export function bwrapRuntimeBackend(
       args.push('--ro-bind', node, NODE, '--ro-bind', bundle, BUNDLE, '--chdir', SANDBOX_WORKSPACE);
       args.push('--', NODE, ...RUNTIME_NODE_FLAGS, BUNDLE);
       // A forked session's copy-on-write workspace is mounted first, in a mount namespace of its own.
-      const launch = request.overlay
-        ? withOverlay(request.overlay, request.workspaceRoot, bwrap, args)
-        : { file: bwrap, args };
+      const launch = launchInCpuGroup(
+        request.overlay
+          ? withOverlay(request.overlay, request.workspaceRoot, bwrap, args)
+          : { file: bwrap, args },
+        request.cpuGroup,
+      );
       return spawn(launch.file, launch.args, { cwd: '/', env: HOST_ENV, stdio: ['pipe', 'pipe', 'pipe'] });
     },
     runtimePid,

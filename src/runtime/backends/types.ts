@@ -1,5 +1,6 @@
 // How a runtime process is started: the only difference between the backends.
 import type { Readable, Writable } from 'node:stream';
+import type { SessionCpuGroup } from '../runner/cpu-cgroup.js';
 
 /**
  * The service's handle on one running runtime: its byte streams and how to end it. A ChildProcess is
@@ -47,6 +48,11 @@ export interface RuntimeStart {
   readonly image?: string;
   /** A one-shot runtime (RuntimeManager.oneShot): never re-attached, gone once stopped. */
   readonly transient?: boolean;
+  /**
+   * The cpu cgroup the runtime and everything it starts run in (bwrap, none: runner/cpu-cgroup.ts);
+   * container backends have their engine's cgroups and ignore it.
+   */
+  readonly cpuGroup?: SessionCpuGroup;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import type { RuntimeBackend, RuntimeStart } from './types.js';
 import { ingressEnv, runtimeEnv, RUNTIME_NODE_FLAGS } from './env.js';
+import { launchInCpuGroup } from '../runner/cpu-cgroup.js';
 
 export function unisolatedRuntimeBackend(
   shell: string,
@@ -32,7 +33,11 @@ export function unisolatedRuntimeBackend(
         ),
         ...ingressEnv(request.ingressDir),
       };
-      return spawn(process.execPath, [...RUNTIME_NODE_FLAGS, bundle], {
+      const launch = launchInCpuGroup(
+        { file: process.execPath, args: [...RUNTIME_NODE_FLAGS, bundle] },
+        request.cpuGroup,
+      );
+      return spawn(launch.file, launch.args, {
         cwd: request.workspaceRoot,
         env,
         stdio: ['pipe', 'pipe', 'pipe'],

@@ -87,18 +87,21 @@ export class PidsCgroups {
           }
         }
       },
-      remove() {
-        let attempts = 0;
-        const tryRemove = () => {
-          try {
-            rmdirSync(dir);
-          } catch (err) {
-            const code = (err as NodeJS.ErrnoException).code;
-            if (code !== 'ENOENT' && attempts++ < 40) setTimeout(tryRemove, 250).unref();
-          }
-        };
-        tryRemove();
-      },
+      remove: () => removeCgroupWhenEmpty(dir),
     };
   }
+}
+
+/** Removes a cgroup once empty: retries (10 s) while the kernel finishes tearing its processes down. */
+export function removeCgroupWhenEmpty(dir: string): void {
+  let attempts = 0;
+  const tryRemove = () => {
+    try {
+      rmdirSync(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && attempts++ < 40) setTimeout(tryRemove, 250).unref();
+    }
+  };
+  tryRemove();
 }

@@ -96,6 +96,8 @@ describe.skipIf(unavailable !== null)('docker runtime backend', () => {
     expect(host.Memory).toBe(256 * 1024 * 1024);
     expect(host.PidsLimit).toBe(128);
     expect(host.NanoCpus).toBe(1e9);
+    // runtimeBackend.cpuWeight's default, 10: a tenth of a default container's share (docs/runtime.md).
+    expect(host.CpuShares).toBe(102);
     expect(host.SecurityOpt).not.toContain('seccomp=unconfined');
     expect(host.PortBindings ?? {}).toEqual({});
     expect(info.Config.User).toBe('65534:65534');

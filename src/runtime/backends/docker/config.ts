@@ -9,6 +9,15 @@ export const DockerBackendSchema = Type.Object(
     type: Type.Literal('docker'),
     socketPath: Type.String({ default: '/var/run/docker.sock' }),
     ...containerFields,
+    cpuWeight: Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      default: 10,
+      description:
+        "Each session container's CPU weight (cgroup v2's scale, 100: a default container; docker's CpuShares " +
+        'is weight × 10.24). Low: a toolgate service that runs in a container of its own (compose) gets the ' +
+        'CPU first when both want it; an idle service takes nothing from the sessions',
+    }),
     pool: Type.Record(ImageKeySchema, Type.Integer({ minimum: 0, maximum: 32 }), {
       default: {},
       description:

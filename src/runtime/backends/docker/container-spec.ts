@@ -64,6 +64,7 @@ export interface ContainerSpec {
     Memory: number;
     MemorySwap: number;
     NanoCpus: number;
+    CpuShares: number;
     PidsLimit: number;
     AutoRemove: boolean;
     RestartPolicy: { Name: string };
@@ -155,6 +156,7 @@ export function containerSpec(
       Memory: config.memoryBytes,
       MemorySwap: config.memoryBytes,
       NanoCpus: Math.round(config.cpus * 1e9),
+      CpuShares: Math.max(2, Math.round((config.cpuWeight * 1024) / 100)),
       PidsLimit: config.pidsLimit,
       AutoRemove: request.transient === true,
       RestartPolicy: { Name: 'no' },
