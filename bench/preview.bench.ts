@@ -70,6 +70,7 @@ const roundTrip = (ws: WebSocket, text: string) =>
 const server = await startToolgateProcess({
   TOOLGATE_SANDBOX: process.env.BENCH_PREVIEW_SANDBOX ?? 'auto',
   TOOLGATE_RUNTIME_IDLE_SECONDS: '3600',
+  ...(process.env.BENCH_PREVIEW_CONFIG ? { TOOLGATE_CONFIG: process.env.BENCH_PREVIEW_CONFIG } : {}),
 });
 const hostApps: ChildProcess[] = [];
 try {
@@ -193,6 +194,8 @@ try {
       `direct ${fmt(median(directSpeed), 0)} MB/s → ${fmt(speedRatio)}× direct (goal ≥ 0.5) ` +
       `${speedRatio >= 0.5 ? 'ok' : 'MISSED'}`,
   );
+  const each = (speeds: number[]) => speeds.map((v) => fmt(v, 0)).join(' ');
+  console.log(`    each, in order (MB/s): preview ${each(previewSpeed)}; direct ${each(directSpeed)}`);
   console.log(
     `  WebSocket echo, ${MESSAGES} round trips: preview p50 ${fmt(median(wsPreview))} ms ` +
       `p95 ${fmt(percentile(wsPreview, 95))} ms, direct p50 ${fmt(median(wsDirect))} ms → p50 overhead ` +
