@@ -113,7 +113,7 @@ async function openStores(config: Config, logger: ToolLogger, run: Running) {
   const network = wireEgress(config, { runtimes, audit, metrics, announce });
   const preview = wirePreview(config, { db, runtimes, ingress, adminKey, audit, metrics });
   const snapshots = wireSnapshots(config.dataDir, db);
-  const code = wireCode(config.lsp, run.languageServers, audit);
+  const code = wireCode(config.lsp, run.languageServers, audit, cpu.cpu);
   const toolParts = { sandbox, runner, runtimes, network, preview, work, cpu, records, snapshots, code };
   const base = await wireToolServices(config, logger, registry, toolParts);
   return { store, metrics, cpu, ops, records, folders, hub, network, preview, snapshots, code, base };

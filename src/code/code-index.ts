@@ -4,7 +4,11 @@ import { readFiles } from '../runtime/read-files.js';
 import type { Workspace } from '../runtime/workspace.js';
 import { languageOf, SOURCE_FILTER, type LanguageId } from './languages.js';
 import { extractFile } from './extract.js';
+import { jobModule } from '../cpu/job-module.js';
+import type { CpuPool } from '../cpu/cpu-pool.js';
+import { isToolgateError } from '../lib/errors.js';
 import { ParsePool } from './parse-pool.js';
+import type { ParseJobInput } from './parse-jobs.js';
 import { GrammarLoader } from './parser.js';
 import type { FileSummary } from './schema.js';
 import { IndexSnapshot } from './snapshot.js';
@@ -18,6 +22,11 @@ export interface CodeIndexOptions {
   maxFiles?: number;
   /** Parse worker threads for cold indexing (default: cores - 1 from 3 cores on, at most 4; 1 = in-thread). */
   workers?: number;
+  /**
+   * The CPU pool (src/cpu): a file larger than INLINE_PARSE_CHARS is parsed there, as its session and
+   * under the job deadline, never on the service's thread. Unset (tests of the index alone): here.
+   */
+  cpu?: Pick<CpuPool, 'run'>;
 }
 
 interface CachedFile {
@@ -39,6 +48,14 @@ const YIELD_EVERY_MS = 25;
 const READ_BATCH = 32;
 // Fewer stale files than this are parsed in-thread: starting workers and copying text costs more.
 const WORKER_THRESHOLD = 48;
+/**
+ * Larger files are parsed in the CPU pool: parsing costs a few µs per character (16 KiB: ~20 ms on a quiet
+ * 2-core machine), so one file parsed here holds the event loop at most about that long between yields.
+ */
+export const INLINE_PARSE_CHARS = 16 * 1024;
+/** The pool's job for one file (parse-jobs.ts); its label names it in errors and metrics. */
+export const PARSE_JOBS = jobModule(import.meta.url, './parse-jobs');
+const PARSE_LABEL = 'Parsing a source file';
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -49,8 +66,10 @@ export class CodeIndex {
   private readonly maxWorkspaces: number;
   private readonly maxFileBytes: number;
   private readonly maxFiles: number;
+  private readonly cpu: Pick<CpuPool, 'run'> | undefined;
 
   constructor(options: CodeIndexOptions = {}) {
+    this.cpu = options.cpu;
     this.maxWorkspaces = options.maxWorkspaces ?? 16;
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     this.maxFiles = options.maxFiles ?? 50_000;
@@ -78,7 +97,7 @@ export class CodeIndex {
       this.workspaces.delete(oldest);
     }
     const target = entry;
-    const run = target.queue.then(() => this.refresh(workspace, target, signal));
+    const run = target.queue.then(() => this.refresh(key, workspace, target, signal));
     target.queue = run.catch(() => undefined);
     return run;
   }
@@ -96,6 +115,30 @@ export class CodeIndex {
     }
   }
 
+  /**
+   * A large file in the CPU pool, as session `owner`. One that passes the job's deadline or the worker's
+   * heap is left out of the index like an unparsable one (and not tried again until it changes); the
+   * call's own cancellation and a closing pool end the refresh.
+   */
+  private async parseInPool(
+    owner: string,
+    input: ParseJobInput,
+    signal: AbortSignal,
+  ): Promise<FileSummary | undefined> {
+    try {
+      const summary = await this.cpu!.run<FileSummary | null>(
+        { module: PARSE_JOBS, fn: 'parseFile', input, label: PARSE_LABEL },
+        { owner, signal },
+      );
+      return summary ?? undefined;
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      if (isToolgateError(err) && (err.code === 'TIMEOUT' || err.code === 'INPUT_TOO_LARGE'))
+        return undefined;
+      throw err;
+    }
+  }
+
   /** Stops the parse workers. */
   async close(): Promise<void> {
     this.workspaces.clear();
@@ -103,6 +146,7 @@ export class CodeIndex {
   }
 
   private async refresh(
+    key: string,
     workspace: Workspace,
     entry: WorkspaceEntry,
     signal: AbortSignal,
@@ -158,6 +202,8 @@ export class CodeIndex {
           batch.map((file, j) => {
             const input = texts[j];
             if (!input) return undefined;
+            if (this.cpu && input.text.length > INLINE_PARSE_CHARS)
+              return this.parseInPool(key, { path: file.path, ...input }, signal);
             return this.pool
               .parse(file.path, input.language, input.text)
               .catch(() => this.parseHere(file.path, input.language, input.text));
@@ -172,7 +218,11 @@ export class CodeIndex {
         if (signal.aborted) throw signal.reason;
         const file = batch[j];
         const input = texts[j];
-        const summary = input ? await this.parseHere(file.path, input.language, input.text) : undefined;
+        const summary = !input
+          ? undefined
+          : this.cpu && input.text.length > INLINE_PARSE_CHARS
+            ? await this.parseInPool(key, { path: file.path, ...input }, signal)
+            : await this.parseHere(file.path, input.language, input.text);
         entry.files.set(file.path, { size: file.size, mtimeMs: file.mtimeMs, summary });
         if (performance.now() - sliceStart > YIELD_EVERY_MS) {
           await yieldToEventLoop();

@@ -2,6 +2,7 @@
 // host has (their packages are shown read-only to every runtime, so before the runtimes exist), then the
 // code index and the language-server manager, each start and exit an audit row. src/services.ts composes
 // both.
+import type { CpuPool } from '../cpu/cpu-pool.js';
 import type { Config } from '../config.js';
 import { newCallId } from '../lib/call-id.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
@@ -34,6 +35,8 @@ export function wireCode(
   lspConfig: Config['lsp'],
   servers: ServerTable | undefined,
   audit: AuditStore,
+  /** The CPU pool, where the code index parses large files (never on the service's thread). */
+  cpu: CpuPool,
 ): CodeParts {
   const lsp = servers && {
     manager: new LspManager({
@@ -64,7 +67,7 @@ export function wireCode(
     }),
     budgetMs: lspConfig.budgetMs,
   };
-  const codeIndex = new CodeIndex();
+  const codeIndex = new CodeIndex({ cpu });
   return {
     codeIndex,
     lsp,

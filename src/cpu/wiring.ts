@@ -2,6 +2,7 @@
 // conversion), preloaded with those jobs, with its lifecycle. src/services.ts composes it.
 import { availableParallelism } from 'node:os';
 import type { Config } from '../config.js';
+import { PARSE_JOBS } from '../code/code-index.js';
 import { EDIT_JOBS } from '../edit/edit-work.js';
 import type { Lifecycle } from '../lib/lifecycle.js';
 import { HTML_JOBS } from '../network/html-job.js';
@@ -20,7 +21,7 @@ export function wireCpu(
     workers: limits.cpuWorkers || Math.max(4, Math.min(8, availableParallelism())),
     jobMs: limits.cpuJobMs,
     memoryMb: limits.cpuJobMemoryMb,
-    preload: [EDIT_JOBS, HTML_JOBS],
+    preload: [EDIT_JOBS, HTML_JOBS, PARSE_JOBS],
     onJobEnd: (label, outcome) => metrics.cpuJobEnded(label, outcome),
   });
   // No call is left to give work to the workers; a job still running is ended with its worker.
