@@ -6,7 +6,7 @@
 // loop's lag p99 in each phase (goal ≤ 50 ms), and each hostile call's status and time against its
 // deadline (goal: answered within deadline + 1 s). The clients run in a worker thread of their own
 // (bench/neighbours-clients.ts), so the lag measured here is the service's. The machine may be shared:
-// read the ratio, not the ms.
+// read the ratio, not the ms. NEIGHBOURS_CPU_WEIGHT sets the sessions' runtime.cpuWeight (docs/runtime.md).
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -24,7 +24,13 @@ const configDir = tempDir('toolgate-bench-config-');
 const configFile = path.join(configDir, 'config.json');
 writeFileSync(
   configFile,
-  JSON.stringify({ limits: { cpuJobMs: CPU_JOB_MS }, network: { openRanges: ['127.0.0.1/32'] } }),
+  JSON.stringify({
+    limits: { cpuJobMs: CPU_JOB_MS },
+    network: { openRanges: ['127.0.0.1/32'] },
+    ...(process.env.NEIGHBOURS_CPU_WEIGHT
+      ? { runtime: { cpuWeight: Number(process.env.NEIGHBOURS_CPU_WEIGHT) } }
+      : {}),
+  }),
 );
 const server = await startServer({ TOOLGATE_CONFIG: configFile });
 

@@ -19,12 +19,12 @@ export const RuntimeSchema = Type.Object(
     cpuWeight: Type.Integer({
       minimum: 1,
       maximum: 10_000,
-      default: 10,
+      default: 100,
       description:
         "The CPU weight of all session runtimes together against the service's process (cgroup v2's scale: " +
-        "100 is an equal share). Low: when both want the CPU, the service's event loop gets it first and the " +
-        'sessions share the rest equally; an idle service takes nothing from them. bwrap and none backends, ' +
-        'where a cpu cgroup is writable (docs/runtime.md)',
+        "100, the default, is an equal share). The sessions share it equally; when the service and they both " +
+        'want the CPU, the service gets its share, however many sessions there are; an idle service takes ' +
+        'nothing from them. bwrap and none backends, where a cpu cgroup is writable (docs/runtime.md)',
     }),
   },
   { additionalProperties: false },

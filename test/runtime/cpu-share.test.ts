@@ -57,12 +57,12 @@ describe.skipIf(noRoot).each(sandboxesFor('the sessions’ cpu cgroup tests'))(
     });
     afterAll(() => t.close());
 
-    it('finds a writable cpu cgroup and gives the sessions the configured low weight', () => {
+    it('finds a writable cpu cgroup and gives the sessions together the configured weight', () => {
       expect(groups).toBeDefined();
       const v1 = existsSync(path.join(groups.base, 'cpu.shares'));
       const weight = readFileSync(path.join(groups.base, v1 ? 'cpu.shares' : 'cpu.weight'), 'utf8').trim();
-      // The default runtime.cpuWeight, 10: cpu.weight 10 (v2), cpu.shares 102 (v1: 10 × 1024 / 100).
-      expect(Number(weight)).toBe(v1 ? 102 : 10);
+      // The default runtime.cpuWeight, 100: cpu.weight 100 (v2), cpu.shares 1024 (v1: 100 × 1024 / 100).
+      expect(Number(weight)).toBe(v1 ? 1024 : 100);
     });
 
     it('runs the runtime and the commands it starts in the session’s group, and removes it after', async () => {
