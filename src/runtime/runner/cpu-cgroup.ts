@@ -60,7 +60,12 @@ export class SessionCpuGroups {
         writeFileSync(path.join(root, 'cgroup.subtree_control'), '+cpu');
         return {
           base: path.join(root, 'toolgate'),
-          setWeight: (dir, w) => writeFileSync(path.join(dir, 'cpu.weight'), String(w)),
+          setWeight: (dir, w) => {
+            writeFileSync(path.join(dir, 'cpu.weight'), String(w));
+            // And for the sessions' groups below it, so they share the group's time equally (without it
+            // their processes would compete one by one). The commands' pids groups share the level.
+            writeFileSync(path.join(dir, 'cgroup.subtree_control'), '+cpu');
+          },
         };
       },
     ];
