@@ -22,7 +22,7 @@ export const RuntimeSchema = Type.Object(
       default: 100,
       description:
         "The CPU weight of all session runtimes together against the service's process (cgroup v2's scale: " +
-        "100, the default, is an equal share). The sessions share it equally; when the service and they both " +
+        '100, the default, is an equal share). The sessions share it equally; when the service and they both ' +
         'want the CPU, the service gets its share, however many sessions there are; an idle service takes ' +
         'nothing from them. bwrap and none backends, where a cpu cgroup is writable (docs/runtime.md)',
     }),
