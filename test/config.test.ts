@@ -25,6 +25,28 @@ describe('config', () => {
     expect(() => loadConfig({ TOOLGATE_CONFIG: typed })).toThrow(/\/rateLimits\/filesystem\/limit/);
   });
 
+  it('refuses a table key its pattern does not allow, and says the pattern', () => {
+    // Keys no session, header or server name could ever match: before, they were accepted and unusable.
+    const cases: Array<[object, RegExp]> = [
+      [
+        { runtimeBackend: { type: 'docker', images: { base: 'a:1', 'Py 3!': 'b:1' } } },
+        /\/runtimeBackend\/images: unknown key\(s\) "Py 3!" \(keys must match \^\[a-z\]/,
+      ],
+      [
+        { runtimeBackend: { type: 'docker', pool: { BASE: 1 } } },
+        /\/runtimeBackend\/pool: unknown key\(s\) "BASE" \(keys must match/,
+      ],
+      [
+        { apiKeys: { 'CI Bot': { key: 'tga_0123456789abcdef0123' } } },
+        /\/apiKeys: unknown key\(s\) "CI Bot"/,
+      ],
+      [{ mcpServers: { 'My-Server': { command: ['x'] } } }, /\/mcpServers: unknown key\(s\) "My-Server"/],
+    ];
+    for (const [config, message] of cases) {
+      expect(() => loadConfig({ TOOLGATE_CONFIG: withConfigFile(config) })).toThrow(message);
+    }
+  });
+
   it('takes the preview domain from TOOLGATE_PREVIEW_DOMAIN, lower-cased, and refuses what is no DNS name', () => {
     expect(loadConfig({ TOOLGATE_PREVIEW_DOMAIN: 'Preview.Localhost' }).preview.domain).toBe(
       'preview.localhost',

@@ -37,7 +37,9 @@ const ApiKeySchema = Type.Object(
 );
 export type ApiKeyConfig = Static<typeof ApiKeySchema>;
 /** The file's `apiKeys`: key name → its hash and quota. */
-export const ApiKeysSchema = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,30}$' }), ApiKeySchema);
+export const ApiKeysSchema = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_-]{0,30}$' }), ApiKeySchema, {
+  additionalProperties: false,
+});
 
 /** The config file's `http`, each list extended by its comma-separated environment variable. */
 export function httpConfig(env: Env, file: Partial<HttpConfig> | undefined): HttpConfig {

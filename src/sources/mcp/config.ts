@@ -25,7 +25,10 @@ const McpServerSchema = Type.Object(
     url: Type.Optional(Type.String({ pattern: '^https?://' })),
     /** `${WORKSPACE}` in an argument or env value is the workspace directory as the server sees it. */
     args: Type.Array(Type.String(), { default: [] }),
-    env: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String(), { default: {} }),
+    env: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String(), {
+      additionalProperties: false,
+      default: {},
+    }),
     /** Host directories the server needs (its package, its node_modules), shown read-only in the sandbox. */
     readOnlyPaths: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
     tools: Type.Record(Type.String(), McpToolOverrideSchema, { default: {} }),
@@ -38,6 +41,7 @@ export type McpServerConfig = Static<typeof McpServerSchema>;
 export const McpServersFileSchema = Type.Record(
   Type.String({ pattern: '^[a-z][a-z0-9_]{0,30}$' }),
   Type.Partial(McpServerSchema, { additionalProperties: false }),
+  { additionalProperties: false },
 );
 /** Hosts (name or address, as in the URL) that `url` MCP servers may be on. */
 export const McpAllowedHostsSchema = Type.Array(Type.String({ minLength: 1 }));

@@ -8,6 +8,8 @@ export const ImageKeySchema = Type.String({ pattern: '^[a-z][a-z0-9_-]{0,30}$' }
 /** The settings every container backend has, spread into each backend's schema. */
 export const containerFields = {
   images: Type.Record(ImageKeySchema, Type.String({ minLength: 1 }), {
+    // A key the pattern refuses could never be named by a session: refused here, by name.
+    additionalProperties: false,
     default: { base: 'toolgate/runtime-base:1' },
     description: 'Image key → image reference; sessions may only choose among these keys',
   }),

@@ -19,6 +19,7 @@ export const DockerBackendSchema = Type.Object(
         'CPU first when both want it; an idle service takes nothing from the sessions',
     }),
     pool: Type.Record(ImageKeySchema, Type.Integer({ minimum: 0, maximum: 32 }), {
+      additionalProperties: false,
       default: {},
       description:
         'Image key → how many runtime containers to keep started ahead for new sessions of that image (none by default)',
