@@ -75,9 +75,6 @@ export function previewHostRewrite(domain: string | undefined) {
   return (req: { url?: string; headers: IncomingHttpHeaders }): string => {
     const url = req.url ?? '/';
     const target = hostTargetOf(req.headers.host, domain);
-    if (!target) return url;
-    const host = (req.headers.host ?? '').replace(/:\d{1,5}$/, '').toLowerCase();
-    const label = host.slice(0, host.indexOf('.'));
-    return `${HOST_ROUTE_PREFIX}/${label}${originForm(url)}`;
+    return target ? `${HOST_ROUTE_PREFIX}/${target.label}${originForm(url)}` : url;
   };
 }

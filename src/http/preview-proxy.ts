@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionRecord } from '../store/sessions.js';
 import { headersForApp, headersForClient } from '../preview/headers.js';
 import { spliceableLength, spliceBody } from '../preview/body-splice.js';
-import type { PreviewRecord } from '../preview/audit.js';
+import { previewRecordOf, type PreviewRecord, type PreviewVisit } from '../preview/audit.js';
 import { isToolgateError } from '../lib/errors.js';
 
 export interface PreviewRequestTarget {
@@ -41,21 +41,16 @@ export async function forwardPreview(
   const startedAt = Date.now();
   let bytesIn = 0;
   let bytesOut = 0;
+  const visit: PreviewVisit = {
+    sessionId: target.session.id,
+    port: target.port,
+    method: request.method,
+    path: target.appPath.split('?')[0],
+    websocket: false,
+    caller: target.caller,
+  };
   const record = (status: number, errorCode?: string) =>
-    preview.record({
-      sessionId: target.session.id,
-      port: target.port,
-      method: request.method,
-      path: target.appPath.split('?')[0],
-      websocket: false,
-      caller: target.caller,
-      status,
-      ...(errorCode !== undefined ? { errorCode } : {}),
-      bytesIn,
-      bytesOut,
-      startedAt,
-      durationMs: Date.now() - startedAt,
-    });
+    preview.record(previewRecordOf(visit, startedAt, { status, errorCode, bytesIn, bytesOut }));
   try {
     await preview.assertExposed(target.session, target.port);
   } catch (err) {

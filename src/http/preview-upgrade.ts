@@ -10,7 +10,7 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { isToolgateError, toolgateError, type ToolgateError } from '../lib/errors.js';
-import type { PreviewRecord } from '../preview/audit.js';
+import { previewRecordOf, type PreviewRecord } from '../preview/audit.js';
 import { headersForApp } from '../preview/headers.js';
 import type { Lease } from '../store/leases.js';
 import type { SessionRecord } from '../store/sessions.js';
@@ -136,20 +136,20 @@ export function registerPreviewUpgrade(app: FastifyInstance): void {
     let target: Target | undefined;
     const record = (status: number, bytesIn: number, bytesOut: number, errorCode?: string) =>
       target &&
-      preview.record({
-        sessionId: target.session.id,
-        port: target.port,
-        method: request.method ?? 'GET',
-        path: appPathOf(path, target.prefix),
-        websocket: true,
-        caller: target.caller,
-        status,
-        ...(errorCode !== undefined ? { errorCode } : {}),
-        bytesIn,
-        bytesOut,
-        startedAt,
-        durationMs: Date.now() - startedAt,
-      });
+      preview.record(
+        previewRecordOf(
+          {
+            sessionId: target.session.id,
+            port: target.port,
+            method: request.method ?? 'GET',
+            path: appPathOf(path, target.prefix),
+            websocket: true,
+            caller: target.caller,
+          },
+          startedAt,
+          { status, errorCode, bytesIn, bytesOut },
+        ),
+      );
     try {
       target = await targetOf(request, path);
       if (!target) throw toolgateError('ROUTE_NOT_FOUND', `No upgrade is answered at ${path.slice(0, 100)}`);

@@ -28,6 +28,38 @@ export interface PreviewRecord {
 
 export type PreviewSink = (record: PreviewRecord) => void;
 
+/** What is known of a preview request or connection before it ends: who, which port, what. */
+export type PreviewVisit = Pick<
+  PreviewRecord,
+  'sessionId' | 'port' | 'method' | 'path' | 'websocket' | 'caller'
+>;
+
+/** How it ended. */
+export interface PreviewOutcome {
+  readonly status: number;
+  readonly errorCode?: string;
+  readonly bytesIn: number;
+  readonly bytesOut: number;
+}
+
+/** The record of a visit that began at `startedAt` and ends now (the HTTP proxy's and the upgrade's). */
+export function previewRecordOf(
+  visit: PreviewVisit,
+  startedAt: number,
+  outcome: PreviewOutcome,
+): PreviewRecord {
+  const { status, errorCode, bytesIn, bytesOut } = outcome;
+  return {
+    ...visit,
+    status,
+    ...(errorCode !== undefined ? { errorCode } : {}),
+    bytesIn,
+    bytesOut,
+    startedAt,
+    durationMs: Date.now() - startedAt,
+  };
+}
+
 export function previewAuditEntry(record: PreviewRecord): AuditEntry {
   const refused = record.errorCode !== undefined;
   return {

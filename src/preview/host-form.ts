@@ -26,6 +26,8 @@ export function sessionIdOfHostKey(key: string): string | undefined {
 export interface HostTarget {
   readonly sessionId: string;
   readonly port: number;
+  /** The host's first label as sent, lower-cased: `<port>-<key>`. */
+  readonly label: string;
 }
 
 /** The session and port a Host header names under the preview domain, or undefined when it names none. */
@@ -33,11 +35,12 @@ export function hostTargetOf(host: string | undefined, domain: string | undefine
   if (!host || !domain) return undefined;
   const name = host.replace(/:\d{1,5}$/, '').toLowerCase();
   if (!name.endsWith(`.${domain}`)) return undefined;
-  const match = /^(\d{1,5})-([0-9a-f]{24})$/.exec(name.slice(0, -domain.length - 1));
+  const label = name.slice(0, -domain.length - 1);
+  const match = /^(\d{1,5})-([0-9a-f]{24})$/.exec(label);
   if (!match) return undefined;
   const port = Number(match[1]);
   const sessionId = sessionIdOfHostKey(match[2]);
-  return sessionId && port >= 1 && port <= 65535 ? { sessionId, port } : undefined;
+  return sessionId && port >= 1 && port <= 65535 ? { sessionId, port, label } : undefined;
 }
 
 /** The preview host of a port of a session (with the port the service is reached on), if it has one. */
