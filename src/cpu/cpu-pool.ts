@@ -41,8 +41,6 @@ export interface CpuPoolOptions {
   preload?: readonly string[];
   /** Heap limit of each worker (MiB). */
   memoryMb: number;
-  /** A cgroup v1 `tasks` file each worker thread joins (the sessions' cpu group); unset: none. */
-  threadsFile?: string;
   /** Told of every finished job (metrics). */
   onJobEnd?: (label: string, outcome: CpuOutcome, ms: number) => void;
 }
@@ -223,7 +221,7 @@ export class CpuPool {
   private spawn(): Slot {
     const worker = new Worker(bootstrap(workerUrl()), {
       eval: true,
-      workerData: { preload: this.options.preload ?? [], threadsFile: this.options.threadsFile },
+      workerData: { preload: this.options.preload ?? [] },
       resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb },
     });
     // An idle worker must not keep the process alive; a busy one is ref'd while its job runs.

@@ -1,7 +1,7 @@
 // Worker thread body of the CpuPool: runs one job at a time, an exported function of a module named by URL,
 // and answers with its value or its error. A ToolgateError crosses as its envelope fields (a structured
 // clone keeps only an Error's message), so the caller throws the same code again.
-import { readlinkSync, writeFileSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isToolgateError } from '../lib/errors.js';
@@ -33,22 +33,16 @@ async function answer(request: CpuRequest): Promise<CpuReply> {
  * takes what the loop leaves, as a session's commands do under their cgroup. Raising one's own nice value
  * needs no privilege; where it cannot be done the worker runs at the service's priority.
  */
-function yieldToTheLoop(nice: number, threadsFile: string | undefined): void {
+function yieldToTheLoop(nice: number): void {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isInteger(tid) || tid <= 0) return;
-    setPriority(tid, nice);
-    // With the sessions' cpu cgroup (cgroup v1: a thread may join alone), the thread competes with the
-    // sessions' runtimes rather than with the loop: a nice value alone counts only inside the service's
-    // autogroup, which the loop's other threads leave idle (src/runtime/runner/cpu-cgroup.ts).
-    if (threadsFile) writeFileSync(threadsFile, String(tid));
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
   } catch {
-    // not Linux, or no /proc, or the group is gone: same priority as the loop
+    // not Linux, or no /proc: same priority as the loop
   }
 }
 
-const options = workerData as { nice?: number; threadsFile?: string } | undefined;
-yieldToTheLoop(options?.nice ?? 10, options?.threadsFile);
+yieldToTheLoop((workerData as { nice?: number } | undefined)?.nice ?? 10);
 
 parentPort?.on('message', (request: CpuRequest) => {
   void answer(request).then((reply) => parentPort!.postMessage(reply));

@@ -1,7 +1,7 @@
 // The sessions' share of the CPU (src/runtime/runner/cpu-cgroup.ts): each session runtime, and every
-// process it starts, runs in a cpu cgroup of its own under the `toolgate` group, whose weight is low
-// against the service; the CPU pool's threads join a group beside them (cgroup v1). What it does for the
-// service's event loop under load is measured in bench/ (`npm run bench -- neighbours`), not here.
+// process it starts, runs in a cpu cgroup of its own under the `toolgate` group, whose weight is the
+// sessions' together against the service. What it does for the service's event loop under load is
+// measured in bench/ (`npm run bench -- neighbours`), not here.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -81,7 +81,7 @@ describe.skipIf(noRoot).each(sandboxesFor('the sessions’ cpu cgroup tests'))(
       expect(group.startsWith(relative), group).toBe(true);
       const ownGroup = readdirSync(groups.base).find((name) => name.startsWith(`s-${s.id}-`));
       expect(ownGroup).toBeDefined();
-      if (groups.threadsFile) expect(group).toBe(`${relative}${ownGroup}`);
+      if (CGROUP_V1) expect(group).toBe(`${relative}${ownGroup}`);
       const procs = readFileSync(path.join(groups.base, ownGroup!, 'cgroup.procs'), 'utf8')
         .trim()
         .split('\n');
@@ -93,16 +93,6 @@ describe.skipIf(noRoot).each(sandboxesFor('the sessions’ cpu cgroup tests'))(
         () => (existsSync(path.join(groups.base, ownGroup!)) ? undefined : true),
         'the group removed',
       );
-    });
-
-    // v2 moves whole processes only: there the threads keep just their nice value (src/cpu/cpu-worker.ts).
-    it.skipIf(!CGROUP_V1)('puts the CPU pool’s worker threads in the workers group (cgroup v1)', async () => {
-      await t.app.services.cpu.warm();
-      const threads = readdirSync('/proc/self/task').map((tid) => cpuGroupOf(`/proc/self/task/${tid}`));
-      const workers = `/${path.basename(groups.base)}/workers`;
-      expect(threads.filter((g) => g === workers).length).toBeGreaterThan(0);
-      // The service's own thread stays where it was: it gets the CPU first.
-      expect(cpuGroupOf('/proc/self')).not.toContain(path.basename(groups.base));
     });
   },
 );
