@@ -100,7 +100,7 @@ async function openStores(config: Config, logger: ToolLogger, run: Running) {
   // Overlay dirs of forks deleted while the service was down mid-delete (now = 0: expired ones still count).
   await sandbox.overlays.sweepOrphans(async (id) => (await sessions.get(id, 0)) !== undefined);
   const metrics = new Metrics();
-  const cpu = wireCpu(config.limits, metrics);
+  const cpu = wireCpu(config.limits, metrics, runtimes.cpuGroups?.threadsFile);
   const ops = wireMetrics(metrics, config.dataDir, { sessions, jobs: work.jobs, runtimes, cpu: cpu.cpu });
   const records = await openRecordStores(config, db);
   const { audit } = records;

@@ -41,6 +41,8 @@ export interface CpuPoolOptions {
   preload?: readonly string[];
   /** Heap limit of each worker (MiB). */
   memoryMb: number;
+  /** A cgroup v1 `tasks` file each worker thread joins (the sessions' cpu group); unset: none. */
+  threadsFile?: string;
   /** Told of every finished job (metrics). */
   onJobEnd?: (label: string, outcome: CpuOutcome, ms: number) => void;
 }
@@ -221,7 +223,7 @@ export class CpuPool {
   private spawn(): Slot {
     const worker = new Worker(bootstrap(workerUrl()), {
       eval: true,
-      workerData: { preload: this.options.preload ?? [] },
+      workerData: { preload: this.options.preload ?? [], threadsFile: this.options.threadsFile },
       resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb },
     });
     // An idle worker must not keep the process alive; a busy one is ref'd while its job runs.

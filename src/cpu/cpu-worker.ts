@@ -1,7 +1,7 @@
 // Worker thread body of the CpuPool: runs one job at a time, an exported function of a module named by URL,
 // and answers with its value or its error. A ToolgateError crosses as its envelope fields (a structured
 // clone keeps only an Error's message), so the caller throws the same code again.
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, writeFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isToolgateError } from '../lib/errors.js';
@@ -29,20 +29,40 @@ async function answer(request: CpuRequest): Promise<CpuReply> {
 
 /**
  * The worker thread yields the CPU to the service's event loop: on Linux a thread has its own nice value,
- * and setpriority on its thread id (from /proc/thread-self) changes only that thread. A hostile job then
- * takes what the loop leaves, as a session's commands do under their cgroup. Raising one's own nice value
- * needs no privilege; where it cannot be done the worker runs at the service's priority.
+ * and setpriority on its thread id (from /proc/thread-self) changes only that thread. Raising one's own
+ * nice value needs no privilege; where it cannot be done the worker runs at the service's priority.
  */
-function yieldToTheLoop(nice: number): void {
+function threadId(): number | undefined {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+    return Number.isInteger(tid) && tid > 0 ? tid : undefined;
   } catch {
-    // not Linux, or no /proc: same priority as the loop
+    return undefined; // not Linux, or no /proc
   }
 }
 
-yieldToTheLoop((workerData as { nice?: number } | undefined)?.nice ?? 10);
+const options = workerData as { nice?: number; threadsFile?: string; preload?: string[] } | undefined;
+const tid = threadId();
+try {
+  if (tid !== undefined) setPriority(tid, options?.nice ?? 10);
+} catch {
+  // same priority as the loop
+}
+
+/**
+ * Once loaded, the thread joins the sessions' cpu cgroup (cgroup v1 lets a thread join alone; see
+ * src/runtime/runner/cpu-cgroup.ts): its jobs, a session's heavy work, then compete with the sessions'
+ * runtimes rather than with the loop, whose autogroup a nice value alone does not leave. Not before:
+ * loading from source takes seconds of CPU, which behind many sessions would delay the first job.
+ */
+function joinSessionsGroup(): void {
+  if (tid === undefined || !options?.threadsFile) return;
+  try {
+    writeFileSync(options.threadsFile, String(tid));
+  } catch {
+    // the group is gone: the thread stays where it is
+  }
+}
 
 parentPort?.on('message', (request: CpuRequest) => {
   void answer(request).then((reply) => parentPort!.postMessage(reply));
@@ -50,7 +70,8 @@ parentPort?.on('message', (request: CpuRequest) => {
 
 // The job modules the pool named are loaded before the first job, so loading is no job's time; a module
 // that fails to load here fails again, with its error, in the job that names it.
-const preload = (workerData as { preload?: string[] } | undefined)?.preload ?? [];
-void Promise.allSettled(preload.map((url) => import(url))).then(() =>
-  parentPort?.postMessage({ ready: true }),
-);
+const preload = options?.preload ?? [];
+void Promise.allSettled(preload.map((url) => import(url))).then(() => {
+  joinSessionsGroup();
+  parentPort?.postMessage({ ready: true });
+});

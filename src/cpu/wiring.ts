@@ -10,8 +10,14 @@ import type { Metrics } from '../ops/metrics.js';
 import { CpuPool } from './cpu-pool.js';
 
 /** Each job's end is counted in `metrics` (which reads the pool's queue too: src/ops/wiring.ts). */
-export function wireCpu(limits: Config['limits'], metrics: Metrics): { cpu: CpuPool; lifecycle: Lifecycle } {
+export function wireCpu(
+  limits: Config['limits'],
+  metrics: Metrics,
+  /** The sessions' cpu group's thread file (cgroup v1): each worker joins it once loaded. */
+  threadsFile?: string,
+): { cpu: CpuPool; lifecycle: Lifecycle } {
   const cpu = new CpuPool({
+    threadsFile,
     workers: limits.cpuWorkers || Math.max(4, Math.min(8, availableParallelism())),
     jobMs: limits.cpuJobMs,
     memoryMb: limits.cpuJobMemoryMb,

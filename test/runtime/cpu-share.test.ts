@@ -94,6 +94,19 @@ describe.skipIf(noRoot).each(sandboxesFor('the sessions’ cpu cgroup tests'))(
         'the group removed',
       );
     });
+
+    // v2 moves whole processes only: there the threads keep just their nice value (src/cpu/cpu-worker.ts).
+    it.skipIf(!CGROUP_V1)(
+      'puts the CPU pool’s loaded worker threads in the workers group (cgroup v1)',
+      async () => {
+        await t.app.services.cpu.warm(30_000);
+        const threads = readdirSync('/proc/self/task').map((tid) => cpuGroupOf(`/proc/self/task/${tid}`));
+        const workers = `/${path.basename(groups.base)}/workers`;
+        expect(threads.filter((g) => g === workers).length).toBeGreaterThan(0);
+        // The service's own thread stays where it was.
+        expect(cpuGroupOf('/proc/self')).not.toContain(path.basename(groups.base));
+      },
+    );
   },
 );
 

@@ -36,15 +36,18 @@ export class SessionCpuGroups {
   private constructor(
     readonly base: string,
     readonly weight: number,
+    /** cgroup v1 only: the CPU pool's threads join their group through this file (v2 moves whole processes). */
+    readonly threadsFile: string | undefined,
   ) {}
 
   /** The writable layout of this host, or undefined (then runtimes run at the service's weight). */
   static detect(weight: number, root = '/sys/fs/cgroup'): SessionCpuGroups | undefined {
-    const layouts: Array<() => Layout & { check?: () => void }> = [
+    const layouts: Array<() => Layout & { check?: () => void; threads?: boolean }> = [
       () => ({
         // v1: a hierarchy of its own, cpu.shares on a scale where 1024 is the default.
         base: path.join(root, 'cpu', 'toolgate'),
         setWeight: (dir, w) => writeFileSync(path.join(dir, 'cpu.shares'), String(sharesOf(w))),
+        threads: true,
         check: () => {
           if (!existsSync(path.join(root, 'cpu', 'cpu.shares'))) throw new Error('no cpu hierarchy');
         },
@@ -72,7 +75,12 @@ export class SessionCpuGroups {
         layout.check?.();
         mkdirSync(layout.base, { recursive: true });
         layout.setWeight(layout.base, weight);
-        const groups = new SessionCpuGroups(layout.base, weight);
+        // v1: the CPU pool's worker threads (a call's heavy work: src/cpu) join a group of their own
+        // beside the sessions', at the default weight: all of them together count as one session.
+        const workers = path.join(layout.base, 'workers');
+        if (layout.threads) mkdirSync(workers, { recursive: true });
+        const threadsFile = layout.threads ? path.join(workers, 'tasks') : undefined;
+        const groups = new SessionCpuGroups(layout.base, weight, threadsFile);
         groups.sweep();
         groups.create('probe').remove();
         return groups;
