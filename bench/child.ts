@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/ops/child-server.js';
-import { ADMIN_KEY } from './lib.js';
+import { ADMIN_KEY, onInterrupt } from './lib.js';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -62,12 +62,23 @@ export async function startChildProcess(
 /** toolgate itself (src/server.ts, the `npm start` entry) on a fresh data dir. */
 export async function startToolgateProcess(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-bench-'));
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  const running: { proc?: ChildProcess } = {};
+  // Interrupted: the server process would outlive the bench, and its data dir with it.
+  const unregister = onInterrupt(() => {
+    running.proc?.kill('SIGKILL');
+    removeDataDir();
+  });
   const server = await startChildProcess(
     'src/server.ts',
     { TOOLGATE_DATA_DIR: dataDir, TOOLGATE_API_KEY: ADMIN_KEY, ...env },
     '/healthz',
-    () => rmSync(dataDir, { recursive: true, force: true }),
+    () => {
+      unregister();
+      removeDataDir();
+    },
   );
+  running.proc = server.proc;
   return {
     ...server,
     async session(body: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {

@@ -17,14 +17,22 @@ export interface BenchServer {
   close(): Promise<void>;
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-bench-'));
-  // A bench stopped by Ctrl-C or `timeout` ends without close(): remove its data dir all the same.
-  const removeAndExit = (signal: NodeJS.Signals) => {
-    rmSync(dataDir, { recursive: true, force: true });
+/**
+ * A bench stopped by Ctrl-C, `timeout` or kill ends without close(): `cleanUp` runs all the same (the
+ * data dir removed, a server process stopped), then the bench exits. Returns the unregistration.
+ */
+export function onInterrupt(cleanUp: () => void): () => void {
+  const exit = (signal: NodeJS.Signals) => {
+    cleanUp();
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
-  process.once('SIGINT', removeAndExit).once('SIGTERM', removeAndExit);
+  process.once('SIGINT', exit).once('SIGTERM', exit);
+  return () => process.off('SIGINT', exit).off('SIGTERM', exit);
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'toolgate-bench-'));
+  const unregister = onInterrupt(() => rmSync(dataDir, { recursive: true, force: true }));
   const config = loadConfig({
     TOOLGATE_DATA_DIR: dataDir,
     TOOLGATE_API_KEY: ADMIN_KEY,
@@ -49,7 +57,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
       return (await res.json()) as { id: string; token: string };
     },
     async close() {
-      process.off('SIGINT', removeAndExit).off('SIGTERM', removeAndExit);
+      unregister();
       await app.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

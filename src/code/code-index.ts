@@ -3,13 +3,11 @@
 import { readFiles } from '../runtime/read-files.js';
 import type { Workspace } from '../runtime/workspace.js';
 import { languageOf, SOURCE_FILTER, type LanguageId } from './languages.js';
-import { extractFile } from './extract.js';
 import { jobModule } from '../cpu/job-module.js';
 import type { CpuPool } from '../cpu/cpu-pool.js';
 import { isToolgateError } from '../lib/errors.js';
 import { ParsePool } from './parse-pool.js';
-import type { ParseJobInput } from './parse-jobs.js';
-import { GrammarLoader } from './parser.js';
+import { parseFile, type ParseJobInput } from './parse-jobs.js';
 import type { FileSummary } from './schema.js';
 import { IndexSnapshot } from './snapshot.js';
 
@@ -60,7 +58,6 @@ const PARSE_LABEL = 'Parsing a source file';
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class CodeIndex {
-  private readonly grammars = new GrammarLoader();
   private readonly pool: ParsePool;
   private readonly workspaces = new Map<string, WorkspaceEntry>();
   private readonly maxWorkspaces: number;
@@ -107,12 +104,8 @@ export class CodeIndex {
     language: LanguageId,
     text: string,
   ): Promise<FileSummary | undefined> {
-    const lang = await this.grammars.load(language);
-    try {
-      return extractFile(path, text, lang);
-    } catch {
-      return undefined;
-    }
+    // The pool's job, run here: one grammar loader per thread (this module's is parse-jobs.ts's).
+    return (await parseFile({ path, language, text })) ?? undefined;
   }
 
   /**

@@ -35,7 +35,6 @@ const GROUP_PREFIX = 's-';
 export class SessionCpuGroups {
   private constructor(
     readonly base: string,
-    readonly weight: number,
     /** cgroup v1 only: the CPU pool's threads join their group through this file (v2 moves whole processes). */
     readonly threadsFile: string | undefined,
   ) {}
@@ -80,7 +79,7 @@ export class SessionCpuGroups {
         const workers = path.join(layout.base, 'workers');
         if (layout.threads) mkdirSync(workers, { recursive: true });
         const threadsFile = layout.threads ? path.join(workers, 'tasks') : undefined;
-        const groups = new SessionCpuGroups(layout.base, weight, threadsFile);
+        const groups = new SessionCpuGroups(layout.base, threadsFile);
         groups.sweep();
         groups.create('probe').remove();
         return groups;
