@@ -6,14 +6,17 @@
 // into the sandbox exists, and a container or pod needs no published port. A ticket is 144 random bits,
 // sent only to the runtime of the session it was made for, so one sandbox cannot claim another's
 // connection; anything else that connects is dropped after a line or a second.
+// Where both sides can, the runtime hands over the connected socket itself instead of relaying it
+// (its second socket, INGRESS_FD_SOCKET_FILE; src/preview/fd-receiver.ts): same ticket, same waiter.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { toolgateError } from '../lib/errors.js';
 import { probeSplice } from '../network/splice-forwarder.js';
-import { INGRESS_SOCKET_FILE } from '../runtime/backends/env.js';
+import { INGRESS_FD_SOCKET_FILE, INGRESS_SOCKET_FILE } from '../runtime/backends/env.js';
 import type { SessionRuntime } from '../runtime/session-runtime.js';
+import { startFdReceiver, type FdReceiver } from './fd-receiver.js';
 
 /** How long a connection may take to name its ticket, and a runtime to deliver a connection it promised. */
 const TICKET_WAIT_MS = 10_000;
@@ -28,6 +31,7 @@ interface Waiter {
 
 export class Ingress {
   private server: net.Server | undefined;
+  private fdReceiver: FdReceiver | undefined;
   private readonly waiting = new Map<string, Waiter>();
 
   /**
@@ -48,9 +52,18 @@ export class Ingress {
     return path.join(this.dir, INGRESS_SOCKET_FILE);
   }
 
+  get fdSocketPath(): string {
+    return path.join(this.dir, INGRESS_FD_SOCKET_FILE);
+  }
+
   /** The socket's path as a runtime names it, relative to the root it sees. */
   private get socketInRoot(): string {
     return `${this.name}/${INGRESS_SOCKET_FILE}`;
+  }
+
+  /** Whether connections are handed over as sockets (the receiver runs), not relayed. */
+  get handsOverSockets(): boolean {
+    return this.fdReceiver !== undefined;
   }
 
   async start(): Promise<void> {
@@ -74,6 +87,20 @@ export class Ingress {
     // HTTP server keeps a running service alive).
     server.unref();
     this.server = server;
+    this.fdReceiver = await startFdReceiver(
+      this.fdSocketPath,
+      (ticket, socket) => this.deliver(ticket, socket),
+      () => (this.fdReceiver = undefined),
+    );
+  }
+
+  /** Hands `socket` to whoever waits for `ticket`; a socket nobody waits for is closed. */
+  private deliver(ticket: string, socket: net.Socket): void {
+    const waiter = this.waiting.get(ticket);
+    if (!waiter) return void socket.destroy();
+    this.waiting.delete(ticket);
+    clearTimeout(waiter.timer);
+    waiter.resolve(socket);
   }
 
   /** Reads the ticket line and hands the socket to whoever waits for it; anything else is dropped. */
@@ -93,13 +120,9 @@ export class Ingress {
       socket.pause();
       clearTimeout(timer);
       socket.off('error', drop);
-      const waiter = this.waiting.get(line.subarray(0, newline).toString('latin1'));
-      if (!waiter) return drop();
-      this.waiting.delete(line.subarray(0, newline).toString('latin1'));
-      clearTimeout(waiter.timer);
       // What came after the ticket is the app's first bytes: given back to the socket, in order.
       if (newline + 1 < line.length) socket.unshift(line.subarray(newline + 1));
-      waiter.resolve(socket);
+      this.deliver(line.subarray(0, newline).toString('latin1'), socket);
     };
     socket.on('data', onData);
   }
@@ -133,7 +156,12 @@ export class Ingress {
     // Handled below; until then an early rejection must not count as unhandled.
     arrived.catch(() => undefined);
     try {
-      await runtime.call('connectPort', { port, ticket, socket: this.socketInRoot });
+      await runtime.call('connectPort', {
+        port,
+        ticket,
+        socket: this.socketInRoot,
+        ...(this.fdReceiver ? { fdSocket: `${this.name}/${INGRESS_FD_SOCKET_FILE}` } : {}),
+      });
     } catch (err) {
       const waiter = this.waiting.get(ticket);
       if (waiter) clearTimeout(waiter.timer);
@@ -149,11 +177,14 @@ export class Ingress {
       waiter.reject(toolgateError('SHUTTING_DOWN', 'The service is stopping'));
       this.waiting.delete(ticket);
     }
+    this.fdReceiver?.close();
+    this.fdReceiver = undefined;
     const server = this.server;
     this.server = undefined;
     if (!server) return;
     // Not waited for: a preview's connection (a WebSocket) may stay open; it ends with its runtime.
     server.close();
     await rm(this.socketPath, { force: true });
+    await rm(this.fdSocketPath, { force: true });
   }
 }

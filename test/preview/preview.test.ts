@@ -70,6 +70,21 @@ describe.skipIf(!onDocker && needs('bwrap', 'the preview tests on bwrap'))(`prev
   // Past SPLICE_BODY_BYTES the body is carried by the kernel (src/preview/body-splice.ts), the connection
   // closed after it: every byte must still arrive in order, the audit row count them, and the next
   // request find a new connection into the session.
+  it("holds the app's own socket: the runtime hands each connection over and relays nothing", async () => {
+    const got = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/held`, { headers: auth() });
+    expect((await got.json()).path).toBe('/held');
+    const record = (await t.app.services.sessions.get(s.id))!;
+    const kept = Object.values(t.app.services.preview.agent(record, 8000).freeSockets).flat();
+    expect(kept.length).toBeGreaterThan(0);
+    // A relayed connection is a Unix socket to the runtime (no remote port); a handed-over one is the
+    // TCP socket the runtime connected to the app inside its namespace.
+    for (const socket of kept)
+      expect({ address: socket!.remoteAddress, port: socket!.remotePort }).toEqual({
+        address: '127.0.0.1',
+        port: 8000,
+      });
+  });
+
   it('a large download arrives whole, spliced where the host can, and is audited with its bytes', async () => {
     const bytes = 6 * SPLICE_BODY_BYTES + 12_345;
     const got = await fetch(`${base}/v1/sessions/${s.id}/ports/8000/big?bytes=${bytes}`, { headers: auth() });

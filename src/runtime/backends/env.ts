@@ -30,6 +30,8 @@ export const SANDBOX_EGRESS_SOCKET = '/run/toolgate/egress.sock';
 export const SANDBOX_INGRESS_DIR = '/run/toolgate/ingress';
 /** The ingress socket's name in its directory. */
 export const INGRESS_SOCKET_FILE = 'ingress.sock';
+/** Its sibling that takes connected sockets themselves (src/preview/fd-receiver.ts). */
+export const INGRESS_FD_SOCKET_FILE = 'ingress-fd.sock';
 
 /** The runtime's variable naming the ingress socket as it sees it (none: no previews). */
 export const ingressEnv = (dir: string | undefined): Record<string, string> =>

@@ -10,6 +10,7 @@ import { toolgateError } from '../../lib/errors.js';
 import type { ListeningPort, PortOps } from '../ops/ports.js';
 import { joinSockets, WIDE } from './egress-relay.js';
 import { reply, type Handlers } from './handler.js';
+import { portPasser } from './port-passer.js';
 
 /** TCP_LISTEN in /proc/net/tcp's `st` column. */
 const LISTEN = '0A';
@@ -65,6 +66,13 @@ async function socketOwners(): Promise<Map<string, { pid: number; command: strin
   return owners;
 }
 
+const notListening = (port: number) =>
+  toolgateError('PORT_NOT_LISTENING', `Nothing in the session listens on port ${port}`, {
+    suggestion:
+      'Start the server first (run_command with background: true) and check list_ports; it must listen on 127.0.0.1, ::1, 0.0.0.0 or ::.',
+    details: { port },
+  });
+
 /** Connects to the port on loopback: IPv4 first, then IPv6 (a dev server bound to "localhost" may be ::1 only). */
 function connectLocal(port: number): Promise<{ socket: net.Socket; address: string }> {
   const attempt = (host: string) =>
@@ -82,11 +90,7 @@ function connectLocal(port: number): Promise<{ socket: net.Socket; address: stri
       attempt('::1').then(
         (socket) => ({ socket, address: '::1' }),
         () => {
-          throw toolgateError('PORT_NOT_LISTENING', `Nothing in the session listens on port ${port}`, {
-            suggestion:
-              'Start the server first (run_command with background: true) and check list_ports; it must listen on 127.0.0.1, ::1, 0.0.0.0 or ::.',
-            details: { port },
-          });
+          throw notListening(port);
         },
       ),
   );
@@ -106,6 +110,10 @@ function dialIngress(socketPath: string, ticket: string): Promise<net.Socket> {
 
 /** A replica's socket in the ingress directory: `<replica>/ingress.sock`, never a path out of it. */
 const SOCKET_IN_DIR = /^[A-Za-z0-9_-]{1,64}\/ingress\.sock$/;
+/** Its socket receiver: `<replica>/ingress-fd.sock`. */
+const FD_SOCKET_IN_DIR = /^[A-Za-z0-9_-]{1,64}\/ingress-fd\.sock$/;
+/** A ticket as the service makes them (base64url); it goes on the passer's command line. */
+const TICKET = /^[A-Za-z0-9_-]{16,64}$/;
 
 /**
  * `ingressDir`: where the directory of the service's ingress sockets is seen here (unset: this runtime
@@ -125,7 +133,7 @@ export function portHandlers(ingressDir: string | undefined): Handlers<PortOps> 
         .sort((a, b) => a.port - b.port || a.family - b.family);
       return reply({ ports });
     },
-    async connectPort({ port, ticket, socket }) {
+    async connectPort({ port, ticket, socket, fdSocket }) {
       if (ingressDir === undefined) {
         throw toolgateError('PREVIEW_NOT_ALLOWED', "This session's runtime was started without previews", {
           suggestion:
@@ -134,6 +142,13 @@ export function portHandlers(ingressDir: string | undefined): Handlers<PortOps> 
       }
       if (!SOCKET_IN_DIR.test(socket)) {
         throw toolgateError('BAD_REQUEST', `Not an ingress socket name: ${JSON.stringify(socket)}`);
+      }
+      if (fdSocket !== undefined && FD_SOCKET_IN_DIR.test(fdSocket) && TICKET.test(ticket)) {
+        // Handed over as a socket where this sandbox can (src/preview/fd-receiver.ts); else relayed.
+        const passer = await portPasser();
+        const result = await passer?.pass(port, ticket, `${ingressDir}/${fdSocket}`);
+        if (result?.passed) return reply({ address: result.address, handedOver: true });
+        if (result && !result.listening) throw notListening(port);
       }
       const local = await connectLocal(port);
       try {

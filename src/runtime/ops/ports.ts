@@ -17,6 +17,12 @@ export interface PortOps {
    * Connects to 127.0.0.1:port (or [::1]:port) inside, then dials the ingress socket `socket` (its path
    * in the ingress directory: the replica's that asks) and writes `ticket`
    * and a newline on it; from then on the two sockets are joined. Answers once both are connected.
+   * With `fdSocket` (the replica's socket receiver, src/preview/fd-receiver.ts) it sends the connected
+   * socket itself there with the ticket instead, and joins nothing (`handedOver`); it relays when it
+   * cannot (no python3 inside).
    */
-  connectPort: { args: { port: number; ticket: string; socket: string }; result: { address: string } };
+  connectPort: {
+    args: { port: number; ticket: string; socket: string; fdSocket?: string };
+    result: { address: string; handedOver?: boolean };
+  };
 }
