@@ -126,19 +126,55 @@ if sys.argv[1] == 'relay':
         except OSError:
             client.close(); upstream.close(); continue
         join(client, upstream, (None, None))
-if sys.argv[1] == 'pair':
+def pair(mode, client_fd, upstream_fd):
     # Started early: the sockets are the caller's until it says go (and has closed its own handles).
     say('ready\\n')
     line = sys.stdin.readline().split()
     if not line or line[0] != 'go': os._exit(0)
     budget[0] = int(line[1])
-    client = socket.socket(fileno=3)
-    upstream = socket.socket(fileno=4)
+    client = socket.socket(fileno=client_fd)
+    upstream = socket.socket(fileno=upstream_fd)
     client.setblocking(True); upstream.setblocking(True)
     finished = _thread.allocate_lock()
     finished.acquire()
-    join(client, upstream, ('u', 'd'), sys.argv[2] == 'down', finished)
+    join(client, upstream, ('u', 'd'), mode == 'down', finished)
     finished.acquire()
+if sys.argv[1] == 'pair':
+    pair(sys.argv[2], 3, 4)
+# Started ahead of need; its two sockets come over Node's IPC channel, one handle message each (Node
+# sends the second only once the first is acknowledged), named client and upstream, with the mode.
+if sys.argv[1] == 'spare':
+    chan = socket.socket(fileno=int(os.environ['NODE_CHANNEL_FD']))
+    chan.setblocking(True)
+    got, mode, pending = {}, 'both', b''
+    while len(got) < 2:
+        data, fds, _, _ = socket.recv_fds(chan, 4096, 2)
+        if not data: os._exit(0)
+        pending += data
+        lines = pending.split(b'\\n')
+        pending = lines.pop()
+        for line in lines:
+            if b'"NODE_HANDLE"' not in line: continue
+            if not fds: os._exit(1)
+            role = b'client' if b'"role":"client"' in line else b'upstream'
+            got[role] = fds.pop(0)
+            if b'"mode":"down"' in line: mode = 'down'
+            chan.sendall(b'{"cmd":"NODE_HANDLE_ACK"}\\n')
+    def channel_gone():
+        try:
+            while chan.recv(4096): pass
+        except OSError: pass
+    start(channel_gone)
+    # Shown as a started forwarder is: its sockets on 3 and 4, its mode as its name.
+    import fcntl
+    high = [fcntl.fcntl(got[r], fcntl.F_DUPFD, 10) for r in (b'client', b'upstream')]
+    for fd in got.values(): os.close(fd)
+    os.dup2(high[0], 3); os.dup2(high[1], 4)
+    for fd in high: os.close(fd)
+    try:
+        with open('/proc/self/comm', 'w') as comm: comm.write('pair ' + mode)
+    except OSError: pass
+    pair(mode, 3, 4)
 `;
 
 const PYTHON = '/usr/bin/python3';
@@ -164,6 +200,81 @@ export function spliceAvailable(): boolean {
 /** Starts the forwarder in `mode` (see the header) with the given stdio. */
 export function spawnSplicer(args: readonly string[], stdio: StdioOptions): ChildProcess {
   return spawn(PYTHON, ['-I', '-S', '-c', SPLICE_SCRIPT, ...args], { stdio });
+}
+
+// A forwarder started ahead of need: a process start (a fork of this large process, then Python's own
+// start) is tens of milliseconds of CPU on the critical path of each large body otherwise, and the body
+// is copied in JavaScript meanwhile; a preview's 50 MB download spent a third of its time there. The
+// spare waits with its IPC channel (this process's own child: nothing else speaks on it) for the two
+// sockets, sent as Node's raw handles ('net.Native': no server bookkeeping, and Node keeps its own
+// handles, closed as before once the forwarder is ready). Only processes that ask keep one (the service).
+let sparing = false;
+let spare: ChildProcess | undefined;
+
+/** From now on this process keeps one forwarder started ahead for the next hand-off. */
+export function keepSpareForwarder(): void {
+  sparing = true;
+  void probeSplice().then((available) => available && startSpare());
+}
+
+function startSpare(): void {
+  if (spare || !found) return;
+  let child: ChildProcess;
+  try {
+    child = spawn(PYTHON, ['-I', '-S', '-c', SPLICE_SCRIPT, 'spare'], {
+      stdio: ['pipe', 'pipe', 'ignore', 'ignore', 'ignore', 'ipc'],
+    });
+  } catch {
+    return;
+  }
+  spare = child;
+  const lost = () => spare === child && (spare = undefined);
+  child.once('error', lost);
+  child.once('exit', lost);
+  child.stdin!.on('error', () => undefined);
+  // Waiting, it must not keep this process alive (taken, it is referenced again: see handTo).
+  child.unref();
+  child.channel?.unref();
+  (child.stdin as net.Socket).unref();
+  (child.stdout as net.Socket).unref();
+}
+
+function takeSpare(): ChildProcess | undefined {
+  const child = spare;
+  spare = undefined;
+  return child && child.connected && child.exitCode === null ? child : undefined;
+}
+
+/** Node's handle of a socket (a TCP or Pipe wrap), as child_process sends it. */
+const handleOf = (socket: net.Socket) =>
+  (socket as unknown as { _handle?: object | null })._handle ?? undefined;
+
+/** Sends the two sockets to a spare forwarder; undefined when there is none (or a socket has no handle). */
+function handTo(
+  child: ChildProcess | undefined,
+  client: net.Socket,
+  upstream: net.Socket,
+  mode: 'both' | 'down',
+): ChildProcess | undefined {
+  const clientHandle = handleOf(client);
+  const upstreamHandle = handleOf(upstream);
+  if (!child || !clientHandle || !upstreamHandle) {
+    child?.kill('SIGKILL');
+    return undefined;
+  }
+  child.ref();
+  (child.stdout as net.Socket).ref();
+  child.on('error', () => undefined);
+  const send = child.send.bind(child) as (
+    message: object,
+    handle: object,
+    options: object,
+    done: (err: Error | null) => void,
+  ) => boolean;
+  const failed = (err: Error | null) => err && child.kill('SIGKILL');
+  send({ role: 'client', mode }, clientHandle, { keepOpen: true }, failed);
+  send({ role: 'upstream', mode }, upstreamHandle, { keepOpen: true }, failed);
+  return child;
 }
 
 /** Node's internals a socket is stopped with: pause() alone keeps reading until its buffer is full. */
@@ -228,11 +339,16 @@ export function handOff(
   };
   let child: ChildProcess;
   try {
-    child = spawnSplicer(['pair', mode], ['pipe', 'pipe', 'ignore', client, upstream]);
+    child =
+      handTo(takeSpare(), client, upstream, mode) ??
+      spawnSplicer(['pair', mode], ['pipe', 'pipe', 'ignore', client, upstream]);
   } catch {
     // No forwarder: the copy simply goes on.
     return { taken: false, kill: () => undefined };
   }
+  // The next spare is started once this forwarder is gone: a start is a fork of this process, which
+  // blocks its loop (tens of ms for a large one), and here it would delay this hand-off's own sockets.
+  if (sparing) child.once('close', startSpare);
   const kill = () => {
     killed = true;
     child.kill('SIGKILL');

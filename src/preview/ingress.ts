@@ -13,7 +13,7 @@ import { chmod, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { toolgateError } from '../lib/errors.js';
-import { probeSplice } from '../network/splice-forwarder.js';
+import { keepSpareForwarder } from '../network/splice-forwarder.js';
 import { INGRESS_FD_SOCKET_FILE, INGRESS_SOCKET_FILE } from '../runtime/backends/env.js';
 import type { SessionRuntime } from '../runtime/session-runtime.js';
 import { startFdReceiver, type FdReceiver } from './fd-receiver.js';
@@ -73,8 +73,9 @@ export class Ingress {
     // A leftover of a service that died (a container that outlived it has the directory mounted, and
     // finds the new socket there).
     await rm(this.socketPath, { force: true });
-    // Large answers are spliced (body-splice.ts) where this machine's python3 can: found out now.
-    void probeSplice();
+    // Large answers are spliced (body-splice.ts) where this machine's python3 can: found out now, and a
+    // forwarder is kept started for the next one.
+    keepSpareForwarder();
     const server = net.createServer({ allowHalfOpen: true, noDelay: true, highWaterMark: BUFFER }, (socket) =>
       this.claim(socket),
     );

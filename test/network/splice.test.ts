@@ -45,10 +45,13 @@ function children(): string[] {
       if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
       const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       // After `-c <script>`: the forwarder's mode.
-      const mode = argv
+      const args = argv
         .slice(argv.indexOf('-c') + 2)
         .join(' ')
         .trim();
+      // A spare forwarder (keepSpareForwarder, which another file of this process may have turned on)
+      // names its mode once it has its sockets.
+      const mode = args === 'spare' ? readFileSync(`/proc/${pid}/comm`, 'utf8').trim() : args;
       if (!mode.startsWith('pair')) {
         found.push(mode);
         continue;
@@ -212,7 +215,12 @@ describe.skipIf(!spliceable)('egress bytes carried by splice', () => {
       };
       socket.on('data', reading);
     });
-    await expect.poll(forwarders, { timeout: 5000 }).toEqual(['pair both carrying']);
+    // Carrying, or (a spare forwarder is ready within a millisecond or two) about to: the bytes Node
+    // read before it let go wait for this paused client, and the forwarder is told to go once they
+    // are out. Either way the session's end must take it.
+    await expect
+      .poll(forwarders, { timeout: 5000 })
+      .toEqual([expect.stringMatching(/^pair both( carrying)?$/)]);
     const closed = new Promise((resolve) => socket.once('close', resolve));
     connections.forget.forget('forget');
     socket.resume();
