@@ -15,6 +15,8 @@
 //   moves, both ways together, before it closes both; -1: no quota. `down` carries only the answer
 //   (upstream → client) and reads the client only to see it go: a plain-HTTP client's further requests
 //   are never forwarded unchecked.
+// - `spare`: `pair`, started ahead of need, with the two sockets sent over its IPC channel instead of
+//   on fds 3 and 4 (keepSpareForwarder, below, says why); once it has them it is a `pair` forwarder.
 // Where no such Python exists (a container image without it), spliceAvailable() is false and callers
 // copy in JavaScript as before.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';

@@ -35,6 +35,8 @@ const ALLOWED: Record<string, string> = {
   'ops/disk.ts': 'statfs of the data dir for readiness and metrics',
   'ops/capacity/host.ts': "reads /proc/meminfo, /proc/loadavg and the kernel's pid limits for admission",
   'preview/ingress.ts': "makes the directory of the previews' ingress socket in the data dir",
+  'preview/fd-receiver.ts':
+    'starts the ingress socket receiver (python3), which takes connected sockets from runtimes, never a file',
   'ops/startup.ts': 'creates the data dir and proves it writable before anything else starts',
   'runtime/backends/bwrap.ts': 'starts bwrap; resolves the node binary to bind',
   'runtime/backends/unisolated.ts': 'starts the unisolated runtime',
