@@ -4,7 +4,8 @@
 // the egress path, src/network/splice-forwarder.ts), never through this process's memory. Copying a body
 // here cost a read and a write of every byte in JavaScript, a third process's work on top of the app's
 // and the client's: a download through a preview ran at about a third of the direct speed on two cores
-// (docs/performance.md, "Previews"). Until the forwarder has started (a process start), the body is
+// (docs/performance.md, "Previews"). Until the forwarder is ready (a spare one, kept started by the
+// service, in milliseconds; else a process start), the body is
 // copied here, so the start costs no stall; a body that ends before then never meets it.
 // Both connections close when the body has gone: the connection into the session, because its HTTP
 // parser was bypassed (what follows on it is not its business any more); the browser's, because the
