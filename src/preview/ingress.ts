@@ -61,11 +61,6 @@ export class Ingress {
     return `${this.name}/${INGRESS_SOCKET_FILE}`;
   }
 
-  /** Whether connections are handed over as sockets (the receiver runs), not relayed. */
-  get handsOverSockets(): boolean {
-    return this.fdReceiver !== undefined;
-  }
-
   async start(): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o711 });
     await chmod(this.root, 0o711);
@@ -183,7 +178,8 @@ export class Ingress {
     const server = this.server;
     this.server = undefined;
     if (!server) return;
-    // Not waited for: a preview's connection (a WebSocket) may stay open; it ends with its runtime.
+    // Not waited for: a preview's connection (a WebSocket) may stay open; it ends with its runtime (relayed)
+    // or with the app's socket (handed over).
     server.close();
     await rm(this.socketPath, { force: true });
     await rm(this.fdSocketPath, { force: true });

@@ -82,7 +82,9 @@ function startPasser(): Promise<PortPasser | undefined> {
     let alive = true;
     const gone = () => {
       alive = false;
-      started = undefined;
+      // A helper that ran and stopped is started again at the next request; one that could not start
+      // (no python3 here) is not tried again: every connection is relayed.
+      if (child.pid !== undefined) started = undefined;
       for (const settle of waiting.values()) settle({ passed: false, listening: true });
       waiting.clear();
     };
