@@ -179,7 +179,8 @@ if sys.argv[1] == 'spare':
     pair(mode, 3, 4)
 `;
 
-const PYTHON = '/usr/bin/python3';
+/** The python3 every helper of ours runs under (the sandbox's and the host's: Debian's path). */
+export const PYTHON = '/usr/bin/python3';
 let found: boolean | undefined;
 let probing: Promise<boolean> | undefined;
 

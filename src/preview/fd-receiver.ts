@@ -17,8 +17,7 @@
 // Where python3 is missing, or the receiver stops, the runtime is not offered this socket and relays.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-
-const PYTHON = '/usr/bin/python3';
+import { PYTHON } from '../network/splice-forwarder.js';
 
 /** Connections the receiver reads at once; more wait in the listen backlog. */
 const READERS = 64;

@@ -8,6 +8,7 @@
 // `<id> fail <errno>`: the hand-over failed, the caller relays instead).
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { PYTHON } from '../../network/splice-forwarder.js';
 
 export const PORT_PASSER_SCRIPT = `
 import _thread, os, socket, sys
@@ -51,8 +52,6 @@ for line in sys.stdin:
     except RuntimeError:
         say('%s fail 11\\n' % rid)
 `;
-
-const PYTHON = '/usr/bin/python3';
 
 /** What became of one request: handed over (the address connected), nothing listening, or failed. */
 export type PassResult = { passed: true; address: string } | { passed: false; listening: boolean };
